@@ -1,0 +1,34 @@
+# Two commands for a newcomer: `make demo` and `make test`. Both build their
+# own virtual environment from pyproject.toml on first use.
+PYTHON ?= python3
+VENV   ?= .venv
+BIN     = $(VENV)/bin
+STAMP   = $(VENV)/.installed-stamp
+# The statically checked parts: `cards` and the pure stages of `roombot`.
+MYPY_PATHS = cards roombot/normalise roombot/turns.py roombot/events.py
+
+.PHONY: demo test lint typecheck unit clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/roombot render --all-examples
+
+lint: $(STAMP)
+	$(BIN)/ruff check cards roombot tests bench
+	$(BIN)/ruff format --check cards roombot tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy $(wildcard $(MYPY_PATHS))
+
+unit: $(STAMP)
+	$(BIN)/python -m pytest
+
+test: lint typecheck unit
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

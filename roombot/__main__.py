@@ -1,0 +1,3 @@
+from roombot.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,47 @@
+"""The `roombot` command line: one subcommand per module in `roombot.commands`.
+
+Each command module exposes `HELP` (one line), `add_arguments(parser)` and
+`run(args) -> int`. Modules are imported only when their command runs, so
+`roombot render` never pays for matrix-nio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from typing import Protocol, cast
+
+# name -> (module, one-line help). The only list of commands.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "render": ("roombot.commands.render", "print a card or event content in one of its forms"),
+    "classify": ("roombot.commands.classify", "normalise one raw error (or answer text)"),
+    "replay": ("roombot.commands.replay", "run events (JSON Lines) through the turn rules"),
+}
+
+
+class _Command(Protocol):
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+    def run(self, args: argparse.Namespace) -> int: ...
+
+
+def _load(name: str) -> _Command:
+    return cast(_Command, importlib.import_module(COMMANDS[name][0]))
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog="roombot", description=__doc__)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    chosen = next((a for a in argv if a in COMMANDS), None)
+    for name, (_, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if name == chosen:
+            _load(name).add_arguments(p)
+    args = parser.parse_args(argv)
+    return _load(args.command).run(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
