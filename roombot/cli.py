@@ -1,8 +1,8 @@
 """The `roombot` command line: one subcommand per module in `roombot.commands`.
 
-Each command module exposes `HELP` (one line), `add_arguments(parser)` and
-`run(args) -> int`. Modules are imported only when their command runs, so
-`roombot render` never pays for matrix-nio.
+Each command module exposes `add_arguments(parser)` and `run(args) -> int`;
+its one-line help lives in COMMANDS. Modules are imported only when their
+command runs, so `roombot render` never pays for matrix-nio.
 """
 
 from __future__ import annotations
@@ -32,7 +32,9 @@ def _load(name: str) -> _Command:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = argparse.ArgumentParser(prog="roombot", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="roombot", description="Posts every failed AI-agent turn to its Matrix room."
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     chosen = next((a for a in argv if a in COMMANDS), None)
     for name, (_, help_text) in COMMANDS.items():
