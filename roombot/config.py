@@ -1,0 +1,402 @@
+"""The bot's configuration: one TOML file, validated whole at start.
+
+Every error names the key (dotted, with list indexes: `rooms[1].mention[0]`)
+and says what was expected. Unknown keys are errors too, so a typo never
+silently falls back to a default. Secrets (password, access token, API token)
+are never read from the TOML itself: each comes from an environment variable
+(`*_env`) or a file (`*_file`); the TOML only names where. `config.example.toml`
+documents every key.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+TrustPolicy = Literal["ignore_unverified", "verified_only"]
+TRUST_POLICIES: tuple[str, ...] = ("ignore_unverified", "verified_only")
+LOG_FORMATS: tuple[str, ...] = ("json", "text")
+LOG_LEVELS: tuple[str, ...] = ("debug", "info", "warning", "error")
+
+_USER_ID = re.compile(r"^@[^:\s]+:[^\s]+$")
+_ROOM_REF = re.compile(r"^[!#][^\s]+$")
+_DEVICE = re.compile(r"^@[^:\s]+:\S+\s+\S+$")
+_SERVER = re.compile(r"^[A-Za-z0-9.\-\[\]:]+$")
+
+
+class ConfigError(ValueError):
+    """A configuration problem; `key` is the dotted name of what is wrong."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"{key}: {problem}")
+        self.key = key
+        self.problem = problem
+
+
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """Where a secret comes from, resolved only when it is needed."""
+
+    key: str  # the config key, for error messages
+    env: str | None = None
+    file: Path | None = None
+
+    def get(self) -> str | None:
+        """The secret, or None when neither source is set. Raises ConfigError when unreadable."""
+        if self.file is not None:
+            try:
+                return self.file.read_text().strip()
+            except OSError as e:
+                raise ConfigError(f"{self.key}_file", f"cannot read {self.file}: {e}") from e
+        if self.env is not None:
+            return os.environ.get(self.env) or None
+        return None
+
+    def describe(self) -> str:
+        if self.file is not None:
+            return f"file {self.file}"
+        if self.env is not None:
+            return f"environment variable {self.env}"
+        return "nowhere"
+
+
+@dataclass(frozen=True, slots=True)
+class MatrixConfig:
+    homeserver: str
+    user_id: str
+    password: Secret
+    access_token: Secret
+    device_name: str = "roombot"
+    trust: TrustPolicy = "ignore_unverified"
+    # With trust = "verified_only": the devices that get keys, as (user id, device id).
+    trusted_devices: tuple[tuple[str, str], ...] = ()
+    request_timeout: float = 30.0
+    sync_timeout_ms: int = 30000
+
+
+@dataclass(frozen=True, slots=True)
+class RoomConfig:
+    room: str  # a room id (!...) or an alias (#...)
+    loud: bool = False
+    mention: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class InviteConfig:
+    users: tuple[str, ...] = ()
+    servers: tuple[str, ...] = ()
+
+    def allows(self, user_id: str) -> bool:
+        server = user_id.partition(":")[2]
+        return user_id in self.users or server in self.servers
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxConfig:
+    path: Path
+    backoff_initial: float = 1.0
+    backoff_max: float = 60.0
+    poll_interval: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Listen:
+    host: str = "127.0.0.1"
+    port: int = 0  # 0: disabled
+
+
+@dataclass(frozen=True, slots=True)
+class ApiConfig:
+    listen: Listen
+    token: Secret
+    journal: Path
+
+
+@dataclass(frozen=True, slots=True)
+class LogConfig:
+    level: str = "info"
+    format: str = "json"
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    state_dir: Path
+    matrix: MatrixConfig
+    rooms: tuple[RoomConfig, ...]
+    invites: InviteConfig
+    outbox: OutboxConfig
+    metrics: Listen
+    api: ApiConfig
+    log: LogConfig
+    # Passed through to the turn rules and the reporters (validated there).
+    turns: Mapping[str, Any] = field(default_factory=dict)
+    reporters: Mapping[str, str] = field(default_factory=dict)
+
+    def room(self, ref: str) -> RoomConfig | None:
+        return next((r for r in self.rooms if r.room == ref), None)
+
+
+class _Table:
+    """A TOML table being read: typed getters that name the key, and a check for leftovers."""
+
+    def __init__(self, data: object, path: str) -> None:
+        if not isinstance(data, dict):
+            raise ConfigError(path or "(top level)", f"expected a table, got {_kind(data)}")
+        self.data: dict[str, Any] = data
+        self.path = path
+        self.seen: set[str] = set()
+
+    def key(self, name: str) -> str:
+        return f"{self.path}.{name}" if self.path else name
+
+    def raw(self, name: str) -> Any:
+        self.seen.add(name)
+        return self.data.get(name)
+
+    def text(self, name: str, default: str | None = None, *, required: bool = False) -> str | None:
+        value = self.raw(name)
+        if value is None:
+            if required:
+                raise ConfigError(self.key(name), "is required (a string)")
+            return default
+        if not isinstance(value, str) or not value:
+            raise ConfigError(self.key(name), f"expected a non-empty string, got {_kind(value)}")
+        return value
+
+    def req(self, name: str) -> str:
+        value = self.text(name, required=True)
+        assert value is not None
+        return value
+
+    def choice(self, name: str, default: str, choices: tuple[str, ...]) -> str:
+        value = self.text(name, default)
+        if value not in choices:
+            raise ConfigError(
+                self.key(name), f"expected one of {', '.join(choices)}; got {value!r}"
+            )
+        return value
+
+    def flag(self, name: str, default: bool) -> bool:
+        value = self.raw(name)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise ConfigError(self.key(name), f"expected true or false, got {_kind(value)}")
+        return value
+
+    def number(self, name: str, default: float, *, minimum: float = 0.0) -> float:
+        value = self.raw(name)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(self.key(name), f"expected a number, got {_kind(value)}")
+        if value < minimum:
+            raise ConfigError(self.key(name), f"expected a number >= {minimum}, got {value}")
+        return float(value)
+
+    def integer(self, name: str, default: int, *, minimum: int = 0, maximum: int = 2**31) -> int:
+        value = self.raw(name)
+        if value is None:
+            return default
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(self.key(name), f"expected an integer, got {_kind(value)}")
+        if not minimum <= value <= maximum:
+            raise ConfigError(
+                self.key(name), f"expected an integer from {minimum} to {maximum}, got {value}"
+            )
+        return value
+
+    def strings(self, name: str, pattern: re.Pattern[str], what: str) -> tuple[str, ...]:
+        value = self.raw(name)
+        if value is None:
+            return ()
+        if not isinstance(value, list):
+            raise ConfigError(self.key(name), f"expected a list of {what}, got {_kind(value)}")
+        for i, item in enumerate(value):
+            if not isinstance(item, str) or not pattern.match(item):
+                raise ConfigError(f"{self.key(name)}[{i}]", f"expected {what}, got {item!r}")
+        return tuple(value)
+
+    def table(self, name: str) -> _Table:
+        value = self.raw(name)
+        return _Table({} if value is None else value, self.key(name))
+
+    def path_(self, name: str, base: Path, default: Path) -> Path:
+        value = self.text(name)
+        if value is None:
+            return default
+        p = Path(value).expanduser()
+        return p if p.is_absolute() else base / p
+
+    def secret(self, name: str, base: Path, default_env: str | None) -> Secret:
+        if name in self.data:
+            self.seen.add(name)
+            raise ConfigError(
+                self.key(name),
+                f"secrets are not read from the TOML; set {self.key(name)}_env "
+                f"(an environment variable name) or {self.key(name)}_file (a file path)",
+            )
+        env = self.text(f"{name}_env")
+        file = self.text(f"{name}_file")
+        if env is not None and file is not None:
+            raise ConfigError(
+                self.key(f"{name}_file"), f"set only one of {name}_env and {name}_file"
+            )
+        path = None
+        if file is not None:
+            path = Path(file).expanduser()
+            path = path if path.is_absolute() else base / path
+        return Secret(self.key(name), env if env or path else default_env, path)
+
+    def finish(self) -> None:
+        unknown = sorted(set(self.data) - self.seen)
+        if unknown:
+            known = ", ".join(sorted(self.seen))
+            raise ConfigError(self.key(unknown[0]), f"unknown key (known here: {known})")
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, bool):
+        return f"a boolean ({str(value).lower()})"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"a string ({value!r})" if value else "an empty string"
+    return f"{type(value).__name__} ({value!r})"
+
+
+def load_config(path: str | Path) -> Config:
+    """Read and validate the TOML file at `path`; raises ConfigError naming the key."""
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except OSError as e:
+        raise ConfigError("(file)", f"cannot read {path}: {e}") from e
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError("(syntax)", f"{path} is not valid TOML: {e}") from e
+    return parse_config(data, base=path.parent.resolve())
+
+
+def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
+    """Validate an already-parsed TOML document; relative paths are taken from `base`."""
+    top = _Table(dict(data), "")
+    state_dir = top.path_("state_dir", base, base / "roombot-state")
+
+    m = top.table("matrix")
+    homeserver = m.req("homeserver")
+    if not re.match(r"^https?://[^\s/]+", homeserver):
+        raise ConfigError(m.key("homeserver"), f"expected an http(s) URL, got {homeserver!r}")
+    user_id = m.req("user_id")
+    if not _USER_ID.match(user_id):
+        raise ConfigError(
+            m.key("user_id"), f"expected a user id like @bot:example.org, got {user_id!r}"
+        )
+    trust = m.choice("trust", "ignore_unverified", TRUST_POLICIES)
+    trusted = m.strings("trusted_devices", _DEVICE, "'@user:server DEVICEID'")
+    matrix = MatrixConfig(
+        homeserver=homeserver.rstrip("/"),
+        user_id=user_id,
+        password=m.secret("password", base, "ROOMBOT_PASSWORD"),
+        access_token=m.secret("access_token", base, None),
+        device_name=m.text("device_name", "roombot") or "roombot",
+        trust="verified_only" if trust == "verified_only" else "ignore_unverified",
+        trusted_devices=tuple((d.split()[0], d.split()[1]) for d in trusted),
+        request_timeout=m.number("request_timeout", 30.0, minimum=1.0),
+        sync_timeout_ms=m.integer("sync_timeout_ms", 30000, minimum=0, maximum=600000),
+    )
+    m.finish()
+
+    rooms_raw = top.raw("rooms")
+    rooms: list[RoomConfig] = []
+    if rooms_raw is not None and not isinstance(rooms_raw, list):
+        raise ConfigError("rooms", "expected an array of tables ([[rooms]])")
+    for i, item in enumerate(rooms_raw or []):
+        t = _Table(item, f"rooms[{i}]")
+        ref = t.req("room")
+        if not _ROOM_REF.match(ref):
+            raise ConfigError(
+                t.key("room"), f"expected a room id (!...) or alias (#...), got {ref!r}"
+            )
+        if any(r.room == ref for r in rooms):
+            raise ConfigError(t.key("room"), f"{ref} is listed twice")
+        rooms.append(
+            RoomConfig(
+                room=ref,
+                loud=t.flag("loud", False),
+                mention=t.strings("mention", _USER_ID, "a user id like @alice:example.org"),
+            )
+        )
+        t.finish()
+
+    inv = top.table("invites")
+    invites = InviteConfig(
+        users=inv.strings("users", _USER_ID, "a user id like @alice:example.org"),
+        servers=inv.strings("servers", _SERVER, "a server name like example.org"),
+    )
+    inv.finish()
+
+    o = top.table("outbox")
+    backoff_initial = o.number("backoff_initial", 1.0, minimum=0.01)
+    outbox = OutboxConfig(
+        path=o.path_("path", base, state_dir / "outbox.sqlite3"),
+        backoff_initial=backoff_initial,
+        backoff_max=o.number("backoff_max", 60.0, minimum=backoff_initial),
+        poll_interval=o.number("poll_interval", 1.0, minimum=0.01),
+    )
+    o.finish()
+
+    mt = top.table("metrics")
+    metrics = Listen(
+        mt.text("host", "127.0.0.1") or "127.0.0.1", mt.integer("port", 0, maximum=65535)
+    )
+    mt.finish()
+
+    a = top.table("api")
+    api = ApiConfig(
+        listen=Listen(
+            a.text("host", "127.0.0.1") or "127.0.0.1", a.integer("port", 0, maximum=65535)
+        ),
+        token=a.secret("token", base, "ROOMBOT_API_TOKEN"),
+        journal=a.path_("journal", base, state_dir / "journal.sqlite3"),
+    )
+    a.finish()
+
+    lg = top.table("log")
+    log = LogConfig(
+        level=lg.choice("level", "info", LOG_LEVELS),
+        format=lg.choice("format", "json", LOG_FORMATS),
+    )
+    lg.finish()
+
+    turns = top.raw("turns") or {}
+    if not isinstance(turns, dict):
+        raise ConfigError("turns", f"expected a table, got {_kind(turns)}")
+    reporters = top.raw("reporters") or {}
+    if not isinstance(reporters, dict):
+        raise ConfigError("reporters", f"expected a table, got {_kind(reporters)}")
+    for name, value in reporters.items():
+        if not isinstance(value, str):
+            raise ConfigError(f"reporters.{name}", f"expected a string, got {_kind(value)}")
+    top.finish()
+
+    return Config(
+        state_dir=state_dir,
+        matrix=matrix,
+        rooms=tuple(rooms),
+        invites=invites,
+        outbox=outbox,
+        metrics=metrics,
+        api=api,
+        log=log,
+        turns=dict(turns),
+        reporters=dict(reporters),
+    )

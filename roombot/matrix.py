@@ -1,0 +1,506 @@
+"""The Matrix shell: matrix-nio (with vodozemac E2EE) around the outbox.
+
+It logs in (password the first time, then the stored access token and device,
+so the device and its keys persist), keeps syncing, joins the configured rooms,
+answers invites, and turns one outbox notice into one event: `deliver(notice)`
+returns an outcome the Courier acts on. nio's own retrying is switched off
+(`max_timeouts=0`, `max_limit_exceeded=0`) so that the outbox owns the retry
+policy and a failure surfaces at once.
+
+State directory layout: `credentials.json` (user id, device id, access token;
+mode 0600) and `crypto/` (nio's SQLite crypto store: Olm account, Megolm
+sessions, device list).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import io
+import json
+import logging
+import os
+import random
+import time
+from typing import Any
+
+import aiohttp
+from nio import (
+    AsyncClient,
+    AsyncClientConfig,
+    JoinError,
+    JoinResponse,
+    LocalProtocolError,
+    LoginResponse,
+    RoomMemberEvent,
+    RoomResolveAliasResponse,
+    RoomSendResponse,
+    SyncResponse,
+    UploadResponse,
+    WhoamiResponse,
+)
+from nio.exceptions import EncryptionError, GroupEncryptionError, OlmTrustError
+
+from roombot.config import Config, ConfigError, RoomConfig
+from roombot.outbox import (
+    Action,
+    Gone,
+    Notice,
+    Outbox,
+    Outcome,
+    RateLimited,
+    Rejected,
+    Sent,
+    Transient,
+)
+
+log = logging.getLogger("roombot.matrix")
+
+# Errors a homeserver gives for content it will never accept as it is.
+_REJECTED = {"M_TOO_LARGE", "M_BAD_JSON", "M_NOT_JSON", "M_INVALID_PARAM"}
+# Errors that mean the bot may not post in the room (removed, banned, never joined).
+_GONE = {"M_FORBIDDEN", "M_NOT_FOUND"}
+_NETWORK = (aiohttp.ClientError, TimeoutError, OSError)
+
+
+class StartupError(RuntimeError):
+    """The bot cannot start (no credentials, homeserver refuses the login...)."""
+
+
+def _content_builders() -> Any:
+    # Imported late: `cards.notice` is the one place a notice's content is built.
+    from cards import notice
+
+    return notice
+
+
+class MatrixShell:
+    def __init__(self, config: Config, outbox: Outbox) -> None:
+        self.config = config
+        self.outbox = outbox
+        m = config.matrix
+        self.state_dir = config.state_dir
+        self.store_dir = self.state_dir / "crypto"
+        self.creds_path = self.state_dir / "credentials.json"
+        self.store_dir.mkdir(parents=True, exist_ok=True)
+        self.client = AsyncClient(
+            m.homeserver,
+            m.user_id,
+            store_path=str(self.store_dir),
+            config=AsyncClientConfig(
+                encryption_enabled=True,
+                store_sync_tokens=True,
+                max_timeouts=0,
+                max_limit_exceeded=0,
+                request_timeout=m.request_timeout,
+            ),
+        )
+        self.room_ids: dict[str, str] = {}  # a configured or seen room ref -> room id
+        self.left: dict[str, str] = {}  # room id -> why the bot is no longer in it
+        self.last_sync: float = 0.0
+        self.synced = asyncio.Event()
+        self.on_rooms_changed: list[Any] = []  # callbacks: a room became postable again
+        self._handled_invites: set[str] = set()
+        self._stop = asyncio.Event()
+
+    # -- start -------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self._login()
+        if self.client.should_upload_keys:
+            await self._call(self.client.keys_upload())
+        await self._initial_sync()
+        await self._join_configured()
+
+    async def _call(self, aw: Any, timeout: float | None = None) -> Any:
+        return await asyncio.wait_for(aw, timeout or self.config.matrix.request_timeout + 5)
+
+    def _load_creds(self) -> dict[str, str] | None:
+        try:
+            data = json.loads(self.creds_path.read_text())
+        except (OSError, ValueError):
+            return None
+        if data.get("user_id") != self.config.matrix.user_id:
+            log.warning(
+                "stored credentials are for another user; logging in again",
+                extra={"stored": data.get("user_id")},
+            )
+            return None
+        return data if isinstance(data, dict) else None
+
+    def _save_creds(self) -> None:
+        data = {
+            "homeserver": self.config.matrix.homeserver,
+            "user_id": self.client.user_id,
+            "device_id": self.client.device_id,
+            "access_token": self.client.access_token,
+        }
+        tmp = self.creds_path.with_suffix(".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as f:
+            json.dump(data, f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.creds_path)
+
+    async def _login(self) -> None:
+        m = self.config.matrix
+        creds = self._load_creds()
+        if creds:
+            self.client.restore_login(creds["user_id"], creds["device_id"], creds["access_token"])
+            who = await self._call(self.client.whoami())
+            if isinstance(who, WhoamiResponse):
+                log.info(
+                    "logged in with the stored access token",
+                    extra={"user_id": who.user_id, "device_id": self.client.device_id},
+                )
+                self._forget_sync_token()
+                return
+            log.warning(
+                "stored access token refused; logging in with the password on the same device",
+                extra={"error": str(who)},
+            )
+            await self._password_login(device_id=creds["device_id"])
+            return
+        token = m.access_token.get()
+        if token:
+            probe = AsyncClient(m.homeserver, m.user_id)
+            probe.access_token = token
+            try:
+                who = await self._call(probe.whoami())
+            finally:
+                await probe.close()
+            if not isinstance(who, WhoamiResponse) or not who.device_id:
+                raise StartupError(f"matrix.access_token: the homeserver refused it: {who}")
+            self.client.restore_login(who.user_id, who.device_id, token)
+            self._save_creds()
+            self._forget_sync_token()
+            return
+        await self._password_login(device_id=None)
+
+    async def _password_login(self, device_id: str | None) -> None:
+        m = self.config.matrix
+        password = m.password.get()
+        if not password:
+            raise ConfigError(
+                "matrix.password",
+                f"needed for the first login but not set (looked in {m.password.describe()}); "
+                "set matrix.password_env or matrix.password_file",
+            )
+        if device_id:
+            self.client.device_id = device_id  # nio logs in on this device: keys kept
+        resp = await self._call(self.client.login(password, device_name=m.device_name))
+        if not isinstance(resp, LoginResponse):
+            raise StartupError(f"login as {m.user_id} failed: {resp}")
+        self._save_creds()
+        self._forget_sync_token()
+        log.info(
+            "logged in with the password",
+            extra={"user_id": resp.user_id, "device_id": resp.device_id},
+        )
+
+    def _forget_sync_token(self) -> None:
+        # After a restart nio's room list is empty; an incremental sync from the
+        # stored token would only return rooms that changed. Start with a full one.
+        self.client.loaded_sync_token = ""
+        self.client.next_batch = ""
+
+    async def _initial_sync(self) -> None:
+        delay = 0.5
+        while True:
+            try:
+                resp = await self._call(self.client.sync(timeout=0, full_state=True), timeout=120)
+            except _NETWORK as e:
+                resp = e
+            if isinstance(resp, SyncResponse):
+                await self._after_sync(resp)
+                return
+            log.warning("initial sync failed, retrying", extra={"error": str(resp)})
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 30)
+
+    async def _join_configured(self) -> None:
+        for room in self.config.rooms:
+            room_id = await self._join(room.room)
+            if room_id:
+                self.room_ids[room.room] = room_id
+
+    async def _join(self, ref: str) -> str | None:
+        try:
+            resp = await self._call(self.client.join(ref))
+        except _NETWORK as e:
+            log.warning("could not join room", extra={"room": ref, "error": str(e)})
+            return None
+        if isinstance(resp, JoinResponse):
+            self.room_ids[ref] = resp.room_id
+            self.left.pop(resp.room_id, None)
+            log.info("joined room", extra={"room": ref, "room_id": resp.room_id})
+            self._room_back(resp.room_id)
+            return str(resp.room_id)
+        log.warning(
+            "could not join room",
+            extra={
+                "room": ref,
+                "error": resp.message if isinstance(resp, JoinError) else str(resp),
+            },
+        )
+        return None
+
+    def _room_back(self, room_id: str) -> None:
+        """The bot is in `room_id` again: release notices parked for it."""
+        for ref in list(self.outbox.parked()):
+            if ref == room_id or self.room_ids.get(ref) == room_id:
+                self.outbox.unpark(ref)
+                log.info("room unparked", extra={"room": ref, "room_id": room_id})
+        for callback in self.on_rooms_changed:
+            callback()
+
+    # -- sync ---------------------------------------------------------------------------
+
+    async def sync_forever(self) -> None:
+        """Long-poll sync until stop(); failures back off, they never end the loop."""
+        timeout_ms = self.config.matrix.sync_timeout_ms
+        delay = 0.5
+        while not self._stop.is_set():
+            try:
+                resp = await self._call(
+                    self.client.sync(timeout=timeout_ms), timeout=timeout_ms / 1000 + 30
+                )
+            except asyncio.CancelledError:
+                raise
+            except _NETWORK as e:
+                resp = e
+            if isinstance(resp, SyncResponse):
+                delay = 0.5
+                try:
+                    await self._after_sync(resp)
+                except _NETWORK as e:
+                    log.warning("post-sync housekeeping failed", extra={"error": str(e)})
+                continue
+            log.warning("sync failed, retrying", extra={"error": str(resp), "retry_in_s": delay})
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), delay * (0.5 + random.random() / 2))
+            delay = min(delay * 2, 30)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def _after_sync(self, resp: SyncResponse) -> None:
+        self.last_sync = time.time()
+        self.synced.set()
+        c = self.client
+        await self._handle_invites(resp)
+        self._handle_leaves(resp)
+        # Key housekeeping, as nio's sync_forever does: a member who joins later
+        # gets keys because the bot queries their devices before the next send.
+        if c.outgoing_to_device_messages:
+            await self._call(c.send_to_device_messages())
+        if c.should_upload_keys:
+            await self._call(c.keys_upload())
+        if c.should_query_keys:
+            await self._call(c.keys_query())
+        if c.should_claim_keys:
+            await self._call(c.keys_claim(c.get_users_for_key_claiming()))
+
+    async def _handle_invites(self, resp: SyncResponse) -> None:
+        me = self.client.user_id
+        for room_id, info in resp.rooms.invite.items():
+            if room_id in self._handled_invites:
+                continue
+            inviter = next(
+                (
+                    getattr(e, "sender", None)
+                    for e in info.invite_state
+                    if getattr(e, "state_key", None) == me
+                    and getattr(e, "membership", None) == "invite"
+                ),
+                None,
+            )
+            self._handled_invites.add(room_id)
+            if inviter and self.config.invites.allows(inviter):
+                log.info("invite accepted", extra={"room_id": room_id, "inviter": inviter})
+                await self._join(room_id)
+            else:
+                log.warning(
+                    "invite declined: inviter is not in invites.users or invites.servers",
+                    extra={"room_id": room_id, "inviter": inviter},
+                )
+                with contextlib.suppress(*_NETWORK):
+                    await self._call(self.client.room_leave(room_id))
+
+    def _handle_leaves(self, resp: SyncResponse) -> None:
+        me = self.client.user_id
+        for room_id, info in resp.rooms.leave.items():
+            why = "the bot left the room"
+            for e in info.timeline.events:
+                if isinstance(e, RoomMemberEvent) and e.state_key == me:
+                    why = f"membership {e.membership} set by {e.sender}"
+            if room_id not in self.left:
+                log.warning("no longer in room", extra={"room_id": room_id, "reason": why})
+            self.left[room_id] = why
+            self._handled_invites.discard(room_id)
+
+    # -- delivery ------------------------------------------------------------------------
+
+    def room_config(self, ref: str, room_id: str | None) -> RoomConfig | None:
+        cfg = self.config.room(ref)
+        if cfg is None and room_id is not None:
+            cfg = next((r for r in self.config.rooms if self.room_ids.get(r.room) == room_id), None)
+        return cfg
+
+    async def _resolve(self, ref: str) -> str | Outcome:
+        if ref in self.room_ids:
+            return self.room_ids[ref]
+        if ref.startswith("!"):
+            return ref
+        resp = await self._call(self.client.room_resolve_alias(ref))
+        if isinstance(resp, RoomResolveAliasResponse):
+            self.room_ids[ref] = resp.room_id
+            return str(resp.room_id)
+        if getattr(resp, "status_code", None) == "M_NOT_FOUND":
+            return Gone(f"room alias {ref} does not exist")
+        return Transient(f"resolving {ref}: {resp}")
+
+    async def deliver(self, notice: Notice) -> Outcome:
+        """Send one notice; never raises for a network or server failure."""
+        try:
+            return await self._deliver(notice)
+        except OlmTrustError as e:
+            return Transient(f"encryption: {e}", encryption=True)
+        except (EncryptionError, GroupEncryptionError) as e:
+            return Transient(f"encryption: {e}", encryption=True)
+        except LocalProtocolError as e:
+            return Transient(f"client state: {e}")
+        except _NETWORK as e:
+            return Transient(f"network: {type(e).__name__}: {e}")
+
+    async def _deliver(self, notice: Notice) -> Outcome:
+        resolved = await self._resolve(notice.room)
+        if not isinstance(resolved, str):
+            return resolved
+        room_id = resolved
+        if room_id in self.left:
+            return Gone(f"not in room {room_id}: {self.left[room_id]}")
+        if room_id not in self.client.rooms:
+            joined = await self._join(notice.room)
+            if joined is None:
+                return Gone(f"not a member of {notice.room} and cannot join it")
+            await self._call(self.client.sync(timeout=0))
+        room = self.client.rooms[room_id]
+        content = await self._content(notice, room_id, room.encrypted)
+        if not isinstance(content, dict):
+            return content
+        if room.encrypted:
+            self._apply_trust(room_id)
+        resp = await self._call(
+            self.client.room_send(
+                room_id,
+                "m.room.message",
+                content,
+                tx_id=notice.txn_id,
+                ignore_unverified_devices=self.config.matrix.trust == "ignore_unverified",
+            )
+        )
+        if isinstance(resp, RoomSendResponse):
+            return Sent(resp.event_id)
+        code = getattr(resp, "status_code", None)
+        if code == "M_LIMIT_EXCEEDED":
+            return RateLimited((getattr(resp, "retry_after_ms", None) or 5000) / 1000)
+        if code in _GONE:
+            return Gone(f"{code}: {resp.message}")
+        if code in _REJECTED:
+            return Rejected(f"{code}: {resp.message}")
+        return Transient(f"{code}: {getattr(resp, 'message', resp)}")
+
+    def _apply_trust(self, room_id: str) -> None:
+        """With trust = verified_only: listed devices are verified, all others blacklisted."""
+        m = self.config.matrix
+        if m.trust != "verified_only":
+            return
+        trusted = set(m.trusted_devices)
+        room = self.client.rooms[room_id]
+        for user_id in room.users:
+            for device in self.client.device_store.active_user_devices(user_id):
+                if (user_id, device.id) in trusted:
+                    self.client.verify_device(device)
+                elif not self.client.olm or not self.client.olm.is_device_blacklisted(device):
+                    self.client.blacklist_device(device)
+
+    async def _content(
+        self, notice: Notice, room_id: str, encrypted: bool
+    ) -> dict[str, Any] | Outcome:
+        cards_notice = _content_builders()
+        cfg = self.room_config(notice.room, room_id)
+        loud = bool(cfg and cfg.loud)
+        msgtype = "m.text" if loud else "m.notice"
+        mentions: tuple[str, ...] = cfg.mention if (cfg and loud) else ()
+        err = notice.error
+        attachment = notice.attachment
+        if notice.action is Action.RETRACT:
+            original = self.outbox.posted_event(notice.room, notice.turn)
+            if original is None:
+                return Rejected(f"no sent post of turn {notice.turn} in {notice.room} to edit")
+            post = self.outbox.get_post(notice.room, notice.turn)
+            attachment = attachment or (post.attachment if post else None)
+            err = dataclasses.replace(err, recovered=True)
+            if attachment:
+                err = dataclasses.replace(err, message_file=attachment["url"])
+            content: dict[str, Any] = cards_notice.build_edit(
+                original, err, msgtype=msgtype, mentions=mentions
+            )
+            if attachment and attachment.get("file"):
+                content["file"] = attachment["file"]
+                content.setdefault("m.new_content", {})["file"] = attachment["file"]
+            return content
+        built = cards_notice.build_notice(err, msgtype=msgtype, mentions=mentions)
+        if built.full_message is None and attachment is None:
+            return dict(built.content)
+        if attachment is None:
+            uploaded = await self._upload_message(built.full_message, encrypted)
+            if not isinstance(uploaded, dict):
+                return uploaded
+            attachment = uploaded
+            self.outbox.set_attachment(notice.seq, attachment)
+        rebuilt = cards_notice.build_notice(
+            dataclasses.replace(err, message_file=attachment["url"]),
+            msgtype=msgtype,
+            mentions=mentions,
+        )
+        content = dict(rebuilt.content)
+        if attachment.get("file"):
+            # An encrypted attachment: the reader needs the key to open the file.
+            content["file"] = attachment["file"]
+        return content
+
+    async def _upload_message(self, text: str, encrypted: bool) -> dict[str, Any] | Outcome:
+        data = text.encode()
+        resp, keys = await self._call(
+            self.client.upload(
+                io.BytesIO(data),
+                content_type="text/plain; charset=utf-8",
+                filename="message.txt",
+                encrypt=encrypted,
+                filesize=len(data),
+            ),
+            timeout=max(60.0, len(data) / 100_000),
+        )
+        if not isinstance(resp, UploadResponse):
+            code = getattr(resp, "status_code", None)
+            if code == "M_LIMIT_EXCEEDED":
+                return RateLimited((getattr(resp, "retry_after_ms", None) or 5000) / 1000)
+            if code == "M_TOO_LARGE":
+                return Rejected(f"upload of the full message refused: {resp}")
+            return Transient(f"upload: {resp}")
+        attachment: dict[str, Any] = {"url": resp.content_uri, "size": len(data)}
+        if keys:
+            attachment["file"] = {**keys, "url": resp.content_uri}
+        log.info("full message uploaded", extra={"url": resp.content_uri, "bytes": len(data)})
+        return attachment
+
+    async def close(self) -> None:
+        await self.client.close()
+
+
+def sync_age(shell: MatrixShell) -> float | None:
+    return None if not shell.last_sync else time.time() - shell.last_sync

@@ -1,0 +1,547 @@
+"""The outbox: every notice the bot owes a room, durable in SQLite, and the loop that drains it.
+
+`Outbox.enqueue(decision)` writes the notice and commits (synchronous=FULL)
+before it returns, so a caller may acknowledge its source afterwards. The key
+of the decision is unique: enqueueing the same decision again (a replayed
+journal after a restart) returns False and changes nothing.
+
+Each notice gets a transaction id derived from its room and key, so it is the
+same on every retry and after any restart: the homeserver answers a repeated
+PUT with the same id from the same device with the first event, never a second
+one. That is what makes "exactly once" hold through crashes on either side.
+
+`Courier` drains the outbox through a `deliver` function (the Matrix shell):
+one task per room, each sending its room's notices strictly in order; a room
+that is rate limited, failing or parked never holds up another. The courier
+owns the retry policy: M_LIMIT_EXCEEDED waits retry_after_ms, other failures
+back off exponentially with jitter, a room the bot was removed from is parked
+(its notices kept, a log line says so) until the bot is back in it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import json
+import logging
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Protocol
+
+from cards.kinds import Kind
+from cards.shape import Attempt, TurnError
+
+log = logging.getLogger("roombot.outbox")
+
+
+class Action(StrEnum):
+    POST = "post"  # a new notice
+    RETRACT = "retract"  # an edit of the posted notice: the turn recovered after all
+
+
+class State(StrEnum):
+    PENDING = "pending"
+    SENT = "sent"
+    FAILED = "failed"  # refused for good (e.g. content the server will never take); logged
+
+
+class DecisionLike(Protocol):
+    """What the turn rules hand over: `Post` or `Retract` (by class name, or an `action`)."""
+
+    @property
+    def room(self) -> str: ...
+    @property
+    def turn(self) -> str: ...
+    @property
+    def key(self) -> str: ...
+    @property
+    def error(self) -> TurnError: ...
+
+
+def action_of(decision: object) -> Action:
+    """Post or retract: an explicit `action` attribute wins, else the class name."""
+    explicit = getattr(decision, "action", None)
+    name = str(explicit if explicit is not None else type(decision).__name__).lower()
+    try:
+        return Action(name)
+    except ValueError:
+        raise ValueError(f"not a post or retract decision: {decision!r}") from None
+
+
+def txn_id_for(room: str, key: str) -> str:
+    """The transaction id of a notice: the same for the same notice, always."""
+    digest = hashlib.sha256(f"{room}\x00{key}".encode()).hexdigest()[:32]
+    return f"rb{digest}"
+
+
+# -- the error shape in storage (lossless, unlike the card, which is the wire form) --
+
+
+def error_to_json(err: TurnError) -> str:
+    return json.dumps(dataclasses.asdict(err), ensure_ascii=False, sort_keys=True)
+
+
+def error_from_json(text: str) -> TurnError:
+    data: dict[str, Any] = json.loads(text)
+    data["kind"] = Kind(data["kind"])
+    data["attempts"] = tuple(
+        Attempt(**{**a, "kind": Kind(a["kind"])}) for a in data.get("attempts") or ()
+    )
+    known = {f.name for f in dataclasses.fields(TurnError)}
+    return TurnError(**{k: v for k, v in data.items() if k in known})
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """One row of the outbox."""
+
+    seq: int  # global order of enqueueing; a room's notices go out in this order
+    key: str
+    room: str
+    turn: str
+    action: Action
+    error: TurnError
+    txn_id: str
+    state: State
+    tries: int = 0
+    next_try: float = 0.0
+    event_id: str | None = None
+    # Set once the full message was uploaded (too large for one event): kept so a
+    # retry sends the same content instead of uploading again.
+    attachment: dict[str, Any] | None = None
+    last_error: str | None = None
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS notices (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    key TEXT NOT NULL UNIQUE,
+    room TEXT NOT NULL,
+    turn TEXT NOT NULL,
+    action TEXT NOT NULL CHECK (action IN ('post', 'retract')),
+    error TEXT NOT NULL,
+    txn_id TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT 'pending',
+    tries INTEGER NOT NULL DEFAULT 0,
+    next_try REAL NOT NULL DEFAULT 0,
+    event_id TEXT,
+    attachment TEXT,
+    last_error TEXT,
+    enqueued_at REAL NOT NULL,
+    sent_at REAL
+);
+CREATE INDEX IF NOT EXISTS notices_pending ON notices (state, room, seq);
+CREATE TABLE IF NOT EXISTS parked (
+    room TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    since REAL NOT NULL
+);
+"""
+
+_COLUMNS = (
+    "seq, key, room, turn, action, error, txn_id, state, tries, next_try, event_id, "
+    "attachment, last_error"
+)
+
+
+def _row(r: tuple[Any, ...]) -> Notice:
+    return Notice(
+        seq=r[0],
+        key=r[1],
+        room=r[2],
+        turn=r[3],
+        action=Action(r[4]),
+        error=error_from_json(r[5]),
+        txn_id=r[6],
+        state=State(r[7]),
+        tries=r[8],
+        next_try=r[9],
+        event_id=r[10],
+        attachment=json.loads(r[11]) if r[11] else None,
+        last_error=r[12],
+    )
+
+
+class Outbox:
+    """The durable queue. Safe to use from several threads and several processes."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(
+            self.path, timeout=30, isolation_level=None, check_same_thread=False
+        )
+        self._lock = threading.Lock()
+        with self._lock:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            # FULL: a commit is on disk before enqueue returns, power loss included.
+            self._db.execute("PRAGMA synchronous=FULL")
+            self._db.executescript(_SCHEMA)
+        self._listeners: list[Callable[[], None]] = []
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    # -- writing -------------------------------------------------------------------
+
+    def enqueue(self, decision: DecisionLike) -> bool:
+        """Store a Post/Retract decision; False if its key is already stored."""
+        return self.add(
+            key=decision.key,
+            room=decision.room,
+            turn=decision.turn,
+            action=action_of(decision),
+            error=decision.error,
+        )
+
+    def add(self, *, key: str, room: str, turn: str, action: Action, error: TurnError) -> bool:
+        with self._lock:
+            cur = self._db.execute(
+                "INSERT OR IGNORE INTO notices (key, room, turn, action, error, txn_id, "
+                "enqueued_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key,
+                    room,
+                    turn,
+                    str(action),
+                    error_to_json(error),
+                    txn_id_for(room, key),
+                    time.time(),
+                ),
+            )
+            added = cur.rowcount == 1
+        if added:
+            for listener in list(self._listeners):
+                listener()
+        return added
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        """Call `listener` (from the enqueueing thread) after each new notice."""
+        self._listeners.append(listener)
+
+    def mark_sent(self, seq: int, event_id: str) -> None:
+        self._exec(
+            "UPDATE notices SET state='sent', event_id=?, sent_at=?, last_error=NULL WHERE seq=?",
+            (event_id, time.time(), seq),
+        )
+
+    def mark_failed(self, seq: int, reason: str) -> None:
+        self._exec("UPDATE notices SET state='failed', last_error=? WHERE seq=?", (reason, seq))
+
+    def defer(self, seq: int, until: float, reason: str) -> None:
+        """Count a failed try and hold the notice until `until` (wall clock)."""
+        self._exec(
+            "UPDATE notices SET tries=tries+1, next_try=?, last_error=? WHERE seq=?",
+            (until, reason, seq),
+        )
+
+    def set_attachment(self, seq: int, attachment: dict[str, Any]) -> None:
+        self._exec("UPDATE notices SET attachment=? WHERE seq=?", (json.dumps(attachment), seq))
+
+    def park(self, room: str, reason: str) -> bool:
+        """Hold every notice of `room` (kept, not sent) until `unpark`. True if newly parked."""
+        with self._lock:
+            cur = self._db.execute(
+                "INSERT OR IGNORE INTO parked (room, reason, since) VALUES (?, ?, ?)",
+                (room, reason, time.time()),
+            )
+            return cur.rowcount == 1
+
+    def unpark(self, room: str) -> bool:
+        with self._lock:
+            cur = self._db.execute("DELETE FROM parked WHERE room=?", (room,))
+            changed = cur.rowcount == 1
+        if changed:
+            for listener in list(self._listeners):
+                listener()
+        return changed
+
+    def _exec(self, sql: str, params: tuple[Any, ...]) -> None:
+        with self._lock:
+            self._db.execute(sql, params)
+
+    # -- reading -------------------------------------------------------------------
+
+    def head(self, room: str) -> Notice | None:
+        """The oldest pending notice of `room`: the only one that may be sent next."""
+        with self._lock:
+            r = self._db.execute(
+                f"SELECT {_COLUMNS} FROM notices WHERE state='pending' AND room=? "
+                "ORDER BY seq LIMIT 1",
+                (room,),
+            ).fetchone()
+        return _row(r) if r else None
+
+    def rooms_with_work(self) -> list[str]:
+        """Rooms with pending notices that are not parked."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT DISTINCT room FROM notices WHERE state='pending' "
+                "AND room NOT IN (SELECT room FROM parked)"
+            ).fetchall()
+        return [r[0] for r in rows]
+
+    def parked(self) -> dict[str, str]:
+        with self._lock:
+            rows = self._db.execute("SELECT room, reason FROM parked").fetchall()
+        return {r[0]: r[1] for r in rows}
+
+    def is_parked(self, room: str) -> bool:
+        with self._lock:
+            return (
+                self._db.execute("SELECT 1 FROM parked WHERE room=?", (room,)).fetchone()
+                is not None
+            )
+
+    def posted_event(self, room: str, turn: str) -> str | None:
+        """The event id of the turn's sent post in `room` (what a retract edits)."""
+        with self._lock:
+            r = self._db.execute(
+                "SELECT event_id FROM notices WHERE room=? AND turn=? AND action='post' "
+                "AND state='sent' ORDER BY seq LIMIT 1",
+                (room, turn),
+            ).fetchone()
+        return r[0] if r else None
+
+    def get_post(self, room: str, turn: str) -> Notice | None:
+        with self._lock:
+            r = self._db.execute(
+                f"SELECT {_COLUMNS} FROM notices WHERE room=? AND turn=? AND action='post' "
+                "ORDER BY seq LIMIT 1",
+                (room, turn),
+            ).fetchone()
+        return _row(r) if r else None
+
+    def get(self, key: str) -> Notice | None:
+        with self._lock:
+            r = self._db.execute(f"SELECT {_COLUMNS} FROM notices WHERE key=?", (key,)).fetchone()
+        return _row(r) if r else None
+
+    def counts(self) -> dict[str, int]:
+        """Notices by state, plus `parked` (pending notices held in parked rooms)."""
+        with self._lock:
+            rows = self._db.execute("SELECT state, COUNT(*) FROM notices GROUP BY state").fetchall()
+            held = self._db.execute(
+                "SELECT COUNT(*) FROM notices WHERE state='pending' "
+                "AND room IN (SELECT room FROM parked)"
+            ).fetchone()[0]
+        out = {s.value: 0 for s in State}
+        out.update({r[0]: r[1] for r in rows})
+        out["parked"] = held
+        return out
+
+    def depth(self) -> int:
+        """Notices still owed (pending, parked rooms included)."""
+        return self.counts()[State.PENDING]
+
+
+# -- delivery ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    event_id: str
+
+
+@dataclass(frozen=True, slots=True)
+class RateLimited:
+    retry_after: float  # seconds
+
+
+@dataclass(frozen=True, slots=True)
+class Transient:
+    reason: str
+    encryption: bool = False  # an encryption failure (counted apart)
+
+
+@dataclass(frozen=True, slots=True)
+class Gone:
+    """The bot cannot post in the room (removed, banned, never joined): park it."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Rejected:
+    """This notice will never be accepted as it is: record it and move on."""
+
+    reason: str
+
+
+Outcome = Sent | RateLimited | Transient | Gone | Rejected
+Deliver = Callable[[Notice], Awaitable[Outcome]]
+
+
+def backoff_delay(
+    tries: int, initial: float, maximum: float, rng: random.Random | None = None
+) -> float:
+    """Exponential backoff with jitter: half fixed, half random, capped at `maximum`."""
+    rng = rng or random.Random()
+    ceiling: float = min(maximum, initial * 2.0 ** max(0, tries - 1))
+    return ceiling / 2 + rng.uniform(0, ceiling / 2)
+
+
+class CourierStats:
+    """Counters the courier keeps; read by /metrics."""
+
+    def __init__(self) -> None:
+        self.sent = 0
+        self.retries = 0
+        self.rate_limit_waits = 0
+        self.rate_limit_seconds = 0.0
+        self.encryption_failures = 0
+        self.rejected = 0
+        self.parks = 0
+
+
+class Courier:
+    """Drains an Outbox through `deliver`: per room in order, rooms independent."""
+
+    def __init__(
+        self,
+        outbox: Outbox,
+        deliver: Deliver,
+        *,
+        backoff_initial: float = 1.0,
+        backoff_max: float = 60.0,
+        poll_interval: float = 1.0,
+        grace: float = 10.0,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.outbox = outbox
+        self.deliver = deliver
+        self.backoff_initial = backoff_initial
+        self.backoff_max = backoff_max
+        self.poll_interval = poll_interval
+        self.grace = grace  # how long a send in flight may finish after stop
+        self.rng = rng or random.Random()
+        self.stats = CourierStats()
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._wake = asyncio.Event()
+        self._stopping = asyncio.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        outbox.subscribe(self._poke)
+
+    def _poke(self) -> None:
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._wake.set()
+        else:
+            loop.call_soon_threadsafe(self._wake.set)
+
+    def wake(self) -> None:
+        """Look for work now (a room was joined, a sync finished...)."""
+        self._poke()
+
+    async def run(self) -> None:
+        """Until `stop()`: start a task for every room with work, then wait for more."""
+        self._loop = asyncio.get_running_loop()
+        try:
+            while not self._stopping.is_set():
+                self._wake.clear()
+                for room in self.outbox.rooms_with_work():
+                    task = self._tasks.get(room)
+                    if task is None or task.done():
+                        self._tasks[room] = asyncio.create_task(
+                            self._drain(room), name=f"outbox:{room}"
+                        )
+                # Poll too: another process (a tool, a second writer) may add rows.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), self.poll_interval)
+        finally:
+            await self._finish()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        self._wake.set()
+
+    async def _finish(self) -> None:
+        tasks = [t for t in self._tasks.values() if not t.done()]
+        if tasks:
+            # Let a send in flight finish; whatever is left stays pending on disk.
+            _done, pending = await asyncio.wait(tasks, timeout=self.grace)
+            for t in pending:
+                t.cancel()
+            await asyncio.gather(*pending, return_exceptions=True)
+        self._tasks.clear()
+
+    async def _sleep(self, seconds: float) -> None:
+        if seconds > 0:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), seconds)
+
+    async def _drain(self, room: str) -> None:
+        while not self._stopping.is_set():
+            if self.outbox.is_parked(room):
+                return
+            notice = self.outbox.head(room)
+            if notice is None:
+                return
+            wait = notice.next_try - time.time()
+            if wait > 0:
+                await self._sleep(wait)
+                continue
+            try:
+                outcome = await self.deliver(notice)
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:  # a bug or an unexpected library error: retry, loudly
+                log.exception("delivery raised", extra={"room": room, "key": notice.key})
+                outcome = Transient(f"{type(e).__name__}: {e}")
+            self._settle(notice, outcome)
+
+    def _settle(self, notice: Notice, outcome: Outcome) -> None:
+        fields = {"room": notice.room, "key": notice.key, "txn_id": notice.txn_id}
+        match outcome:
+            case Sent(event_id):
+                self.outbox.mark_sent(notice.seq, event_id)
+                self.stats.sent += 1
+                log.info(
+                    "notice sent",
+                    extra={**fields, "event_id": event_id, "tries": notice.tries + 1},
+                )
+            case RateLimited(retry_after):
+                self.stats.rate_limit_waits += 1
+                self.stats.rate_limit_seconds += retry_after
+                self.stats.retries += 1
+                self.outbox.defer(notice.seq, time.time() + retry_after, "M_LIMIT_EXCEEDED")
+                log.warning("rate limited", extra={**fields, "retry_after_s": retry_after})
+            case Transient(reason, encryption):
+                self.stats.retries += 1
+                if encryption:
+                    self.stats.encryption_failures += 1
+                delay = backoff_delay(
+                    notice.tries + 1, self.backoff_initial, self.backoff_max, self.rng
+                )
+                self.outbox.defer(notice.seq, time.time() + delay, reason)
+                log.warning(
+                    "send failed, will retry",
+                    extra={**fields, "reason": reason, "retry_in_s": round(delay, 3)},
+                )
+            case Gone(reason):
+                if self.outbox.park(notice.room, reason):
+                    self.stats.parks += 1
+                    log.error(
+                        "room parked: the bot cannot post there; its notices are kept "
+                        "and go out when the bot is back in the room",
+                        extra={**fields, "reason": reason, "held": self.outbox.counts()["parked"]},
+                    )
+            case Rejected(reason):
+                self.stats.rejected += 1
+                self.outbox.mark_failed(notice.seq, reason)
+                log.error("notice refused for good, skipped", extra={**fields, "reason": reason})
