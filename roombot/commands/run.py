@@ -1,0 +1,48 @@
+"""`roombot run -c config.toml`: run the bot until SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+HELP = "run the bot: join the team rooms and deliver every card"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-c", "--config", required=True, help="the TOML configuration file")
+    parser.add_argument(
+        "--check", action="store_true", help="validate the configuration and exit (0 when valid)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from roombot.config import ConfigError, load_config
+
+    try:
+        config = load_config(args.config)
+    except ConfigError as e:
+        print(f"roombot: configuration error in {args.config}: {e}", file=sys.stderr)
+        return 2
+    if args.check:
+        print(f"{args.config}: valid")
+        return 0
+
+    from roombot.bot import Bot
+    from roombot.matrix import StartupError
+    from roombot.observe import setup_logging
+
+    setup_logging(config.log.level, config.log.format)
+
+    async def main() -> None:
+        await Bot(config).run()
+
+    try:
+        asyncio.run(main())
+    except ConfigError as e:
+        print(f"roombot: configuration error in {args.config}: {e}", file=sys.stderr)
+        return 2
+    except StartupError as e:
+        print(f"roombot: cannot start: {e}", file=sys.stderr)
+        return 1
+    return 0
