@@ -1,0 +1,115 @@
+"""Where the observer's events go: a JSON Lines file, or the bot's report API."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+from pathlib import Path
+from typing import Any, Protocol
+
+import aiohttp
+
+from roombot.acp.spool import Spool
+
+Event = dict[str, Any]
+
+
+class Sink(Protocol):
+    def emit(self, events: list[Event]) -> None: ...
+    async def close(self, deadline: float) -> None: ...
+
+
+class JsonLinesSink:
+    """`--events FILE`: one event a line, appended, flushed per batch; `roombot replay` reads it."""
+
+    def __init__(self, path: str | Path) -> None:
+        self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 (open for the run)
+
+    def emit(self, events: list[Event]) -> None:
+        if events:
+            self._file.write("".join(json.dumps(ev) + "\n" for ev in events))
+            self._file.flush()
+
+    async def close(self, deadline: float) -> None:
+        self._file.close()
+
+
+async def post_events(
+    session: aiohttp.ClientSession, url: str, token: str, events: list[Event]
+) -> None:
+    """One POST of a batch; raises on anything but a 2xx answer."""
+    headers = {"Authorization": f"Bearer {token}"}
+    async with session.post(url, json={"events": events}, headers=headers) as resp:
+        if resp.status // 100 != 2:
+            body = (await resp.text())[:500]
+            raise RuntimeError(f"{url} answered {resp.status}: {body}")
+
+
+class ReportSink:
+    """`--url`: events go to the spool first, then to the bot when it answers.
+
+    Sending runs beside the observer and never holds it: an unreachable bot
+    only makes the spool grow. On close the sink keeps trying until the
+    deadline; the rest stays in the spool for the next run.
+    """
+
+    def __init__(self, url: str, token: str, spool_path: str | Path) -> None:
+        self.url, self._token = url, token
+        self.spool = Spool(spool_path)
+        self._wake = asyncio.Event()
+        self._closing = False
+        self._task: asyncio.Task[None] | None = None
+        self.sent = 0
+        self.last_error: str | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._send_loop())
+        self._wake.set()  # leftovers from an earlier run go first
+
+    def emit(self, events: list[Event]) -> None:
+        if events:
+            self.spool.add(events)
+            self._wake.set()
+
+    async def _send_loop(self) -> None:
+        backoff = 0.5
+        timeout = aiohttp.ClientTimeout(total=10)
+        async with aiohttp.ClientSession(timeout=timeout) as session:
+            while True:
+                await self._wake.wait()
+                self._wake.clear()
+                while batch := self.spool.batch():
+                    try:
+                        await post_events(session, self.url, self._token, [e for _, e in batch])
+                    except (aiohttp.ClientError, TimeoutError, RuntimeError) as exc:
+                        self.last_error = str(exc) or type(exc).__name__
+                        await asyncio.sleep(backoff)
+                        backoff = min(backoff * 2, 30.0)
+                        continue
+                    backoff = 0.5
+                    self.spool.remove([seq for seq, _ in batch])
+                    self.sent += len(batch)
+                if self._closing:
+                    return
+
+    async def close(self, deadline: float) -> None:
+        self._closing = True
+        self._wake.set()
+        if self._task is not None:
+            loop = asyncio.get_running_loop()
+            with contextlib.suppress(TimeoutError, asyncio.CancelledError):
+                await asyncio.wait_for(self._task, max(0.0, deadline - loop.time()))
+            if not self._task.done():
+                self._task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._task
+        left = len(self.spool)
+        if left:
+            why = f" ({self.last_error})" if self.last_error else ""
+            print(
+                f"roombot acp-proxy: {left} event(s) kept in the spool for the next run{why}",
+                file=sys.stderr,
+            )
+        self.spool.close()

@@ -1,0 +1,154 @@
+"""`roombot acp-proxy`: run a harness's ACP agent and report its failed turns.
+
+    roombot acp-proxy [--room ROOM | --config FILE] [--harness NAME]
+                      [--provider P] [--model M]
+                      (--events FILE | --url URL --token-file F [--spool DB])
+                      -- CMD [ARGS...]
+
+Every byte between the ACP client (our stdin/stdout) and CMD passes through
+unchanged; CMD's stderr goes to ours. The exit status is CMD's (128+N when
+a signal N ended it; 127 when it cannot be started; 2 for bad options).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+import tomllib
+from pathlib import Path
+
+from roombot.acp.observe_main import observer_config
+from roombot.acp.observer import ObserverSettings
+from roombot.acp.relay import Relay
+from roombot.acp.rooms import RoomConfigError, RoomRules, rules_from_toml
+
+
+def _default_spool() -> Path:
+    state = os.environ.get("XDG_STATE_HOME") or os.path.expanduser("~/.local/state")
+    return Path(state) / "roombot" / "acp-spool.sqlite"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--room", help="the room every turn goes to (overrides --config)")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=os.environ.get("ROOMBOT_ACP_CONFIG"),
+        help="TOML file mapping sessions to rooms: room, [cwd], [harness] "
+        "(default: $ROOMBOT_ACP_CONFIG); see docs/acp-proxy.md",
+    )
+    parser.add_argument(
+        "--harness", help="harness name in events (default: the agent's own name, else CMD)"
+    )
+    parser.add_argument("--provider", help="the provider the harness is configured to ask")
+    parser.add_argument(
+        "--model", help="the model the harness is configured to ask (a switch on the wire wins)"
+    )
+    out = parser.add_mutually_exclusive_group(required=True)
+    out.add_argument("--events", type=Path, help="append events as JSON Lines to this file")
+    out.add_argument("--url", help="the bot's report API endpoint to POST events to")
+    parser.add_argument("--token-file", type=Path, help="file holding the report API token")
+    parser.add_argument(
+        "--spool",
+        type=Path,
+        default=None,
+        help="SQLite file keeping unsent events "
+        "(default: $XDG_STATE_HOME/roombot/acp-spool.sqlite)",
+    )
+    parser.add_argument(
+        "--drain-seconds",
+        type=float,
+        default=5.0,
+        help="after the harness exits, how long to keep trying to send (default 5)",
+    )
+    parser.add_argument(
+        "--run-id",
+        default=None,
+        help="id of this run, used in turn ids of loaded sessions (default: time and pid)",
+    )
+    parser.add_argument(
+        "cmd", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]", help="the ACP agent command"
+    )
+
+
+def _fail(message: str) -> int:
+    print(f"roombot acp-proxy: {message}", file=sys.stderr)
+    return 2
+
+
+def _rules(args: argparse.Namespace) -> RoomRules:
+    doc: dict[str, object] = {}
+    if args.config is not None:
+        try:
+            with open(args.config, "rb") as f:
+                doc = tomllib.load(f)
+        except OSError as exc:
+            raise RoomConfigError(f"--config: cannot read {args.config}: {exc}") from exc
+        except tomllib.TOMLDecodeError as exc:
+            raise RoomConfigError(f"--config: {args.config} is not TOML: {exc}") from exc
+    rules = rules_from_toml(doc, room=args.room)
+    if rules.room is None:
+        raise RoomConfigError("room: no room to report to: pass --room or set room in --config")
+    return rules
+
+
+def run(args: argparse.Namespace) -> int:
+    cmd = list(args.cmd)
+    if cmd and cmd[0] == "--":
+        cmd = cmd[1:]
+    if not cmd:
+        return _fail("no agent command: put it after --, e.g. -- claude-agent-acp")
+    try:
+        rules = _rules(args)
+    except RoomConfigError as exc:
+        return _fail(str(exc))
+    sink: dict[str, str]
+    if args.events is not None:
+        sink = {"events": str(args.events)}
+    else:
+        if args.token_file is None:
+            return _fail("--url needs --token-file (the report API token)")
+        try:
+            if not args.token_file.read_text(encoding="utf-8").strip():
+                return _fail(f"--token-file: {args.token_file} is empty")
+        except OSError as exc:
+            return _fail(f"--token-file: cannot read {args.token_file}: {exc}")
+        spool = args.spool or _default_spool()
+        sink = {"url": args.url, "token_file": str(args.token_file), "spool": str(spool)}
+    run_id = args.run_id or f"{int(time.time() * 1000)}-{os.getpid()}"
+    settings = ObserverSettings(
+        rules=rules,
+        command_name=os.path.basename(cmd[0]),
+        harness=args.harness,
+        provider=args.provider,
+        model=args.model,
+        run=run_id,
+    )
+    config = observer_config(settings, sink, args.drain_seconds)
+    observer = subprocess.Popen(
+        [sys.executable, "-m", "roombot.acp.observe_main", json.dumps(config)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+    )
+    relay = Relay(cmd, observer)
+    status = relay.run()
+    # The client sees the end of our output now, not after the events drain.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+    try:
+        observer.wait(args.drain_seconds + 10.0)
+    except subprocess.TimeoutExpired:
+        observer.kill()
+    lost = relay.stats.dropped
+    if lost["c"] or lost["a"]:
+        print(
+            f"roombot acp-proxy: observer fell behind; copies dropped: "
+            f"client->agent {lost['c']}, agent->client {lost['a']} (relay unaffected)",
+            file=sys.stderr,
+        )
+    return status
