@@ -422,7 +422,10 @@ def parse_events_jsonl(lines: Iterable[str]) -> Iterator[tuple[int, Event]]:
             continue
         try:
             obj = json.loads(line, parse_constant=_reject_constant)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
+            where = f"{exc.msg} at column {exc.colno}"
+            raise EventError(f"line {number}", f"one JSON object ({where})") from None
+        except ValueError as exc:  # NaN or Infinity, which JSON does not have
             raise EventError(f"line {number}", f"one JSON object ({exc})") from None
         try:
             yield number, parse_event(obj)
