@@ -318,7 +318,8 @@ class MatrixShell:
                 None,
             )
             self._handled_invites.add(room_id)
-            if inviter and self.config.invites.allows(inviter):
+            configured = any(r.room == room_id for r in self.config.rooms)
+            if configured or (inviter and self.config.invites.allows(inviter)):
                 log.info("invite accepted", extra={"room_id": room_id, "inviter": inviter})
                 await self._join(room_id)
             else:

@@ -1,0 +1,188 @@
+"""A team member's client: a real matrix-nio client with E2EE that reads a room back.
+
+Used by `roombot demo` (the viewer that decrypts and prints each card), by the
+tests (the second real client) and by the benches. It creates rooms, invites,
+and collects every `m.room.message` it sees, decrypted, in arrival order, with
+edits (`m.replace`) applied on request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from nio import (
+    AsyncClient,
+    AsyncClientConfig,
+    JoinResponse,
+    LoginResponse,
+    MegolmEvent,
+    RoomCreateResponse,
+    RoomMessage,
+    SyncResponse,
+)
+from nio.crypto.attachments import decrypt_attachment
+
+
+@dataclass(frozen=True, slots=True)
+class Seen:
+    """One message event as the member received it."""
+
+    event_id: str
+    room_id: str
+    sender: str
+    content: dict[str, Any]
+    encrypted: bool
+    received: float  # time.monotonic() when the member's sync returned it
+
+    @property
+    def replaces(self) -> str | None:
+        rel = self.content.get("m.relates_to")
+        if isinstance(rel, dict) and rel.get("rel_type") == "m.replace":
+            event_id = rel.get("event_id")
+            return event_id if isinstance(event_id, str) else None
+        return None
+
+
+@dataclass
+class Viewer:
+    homeserver: str
+    user_id: str
+    password: str
+    store_dir: Path
+    seen: dict[str, list[Seen]] = field(default_factory=dict)
+    undecryptable: list[MegolmEvent] = field(default_factory=list)
+    client: AsyncClient = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.store_dir.mkdir(parents=True, exist_ok=True)
+        self.client = AsyncClient(
+            self.homeserver,
+            self.user_id,
+            store_path=str(self.store_dir),
+            config=AsyncClientConfig(encryption_enabled=True, max_timeouts=2, max_limit_exceeded=5),
+        )
+        self._ids: set[str] = set()
+
+    async def login(self, device_name: str = "viewer") -> None:
+        resp = await asyncio.wait_for(self.client.login(self.password, device_name), 30)
+        if not isinstance(resp, LoginResponse):
+            raise RuntimeError(f"viewer login failed: {resp}")
+        if self.client.should_upload_keys:
+            await asyncio.wait_for(self.client.keys_upload(), 30)
+        await self.sync(0)
+
+    async def close(self) -> None:
+        await self.client.close()
+
+    async def create_room(
+        self, *, encrypted: bool, invite: tuple[str, ...] = (), name: str = "team"
+    ) -> str:
+        state = (
+            [
+                {
+                    "type": "m.room.encryption",
+                    "state_key": "",
+                    "content": {"algorithm": "m.megolm.v1.aes-sha2"},
+                }
+            ]
+            if encrypted
+            else []
+        )
+        resp = await asyncio.wait_for(
+            self.client.room_create(name=name, invite=invite, initial_state=state), 30
+        )
+        if not isinstance(resp, RoomCreateResponse):
+            raise RuntimeError(f"room creation failed: {resp}")
+        await self.sync(0)
+        return str(resp.room_id)
+
+    async def join(self, room: str) -> str:
+        resp = await asyncio.wait_for(self.client.join(room), 30)
+        if not isinstance(resp, JoinResponse):
+            raise RuntimeError(f"join failed: {resp}")
+        await self.sync(0)
+        return str(resp.room_id)
+
+    async def sync(self, timeout_ms: int = 1000) -> None:
+        c = self.client
+        resp = await asyncio.wait_for(c.sync(timeout=timeout_ms), timeout_ms / 1000 + 30)
+        if not isinstance(resp, SyncResponse):
+            raise RuntimeError(f"viewer sync failed: {resp}")
+        now = time.monotonic()
+        for room_id, info in resp.rooms.join.items():
+            for event in info.timeline.events:
+                self._record(room_id, event, now)
+        if c.outgoing_to_device_messages:
+            await c.send_to_device_messages()
+        if c.should_upload_keys:
+            await c.keys_upload()
+        if c.should_query_keys:
+            await c.keys_query()
+        if c.should_claim_keys:
+            await c.keys_claim(c.get_users_for_key_claiming())
+
+    def _record(self, room_id: str, event: Any, now: float) -> None:
+        if isinstance(event, MegolmEvent):  # nio could not decrypt it
+            self.undecryptable.append(event)
+            return
+        if not isinstance(event, RoomMessage) or event.event_id in self._ids:
+            return
+        self._ids.add(event.event_id)
+        content = event.source.get("content", {})
+        self.seen.setdefault(room_id, []).append(
+            Seen(
+                event_id=event.event_id,
+                room_id=room_id,
+                sender=event.sender,
+                content=content if isinstance(content, dict) else {},
+                encrypted=bool(getattr(event, "decrypted", False)),
+                received=now,
+            )
+        )
+
+    def messages(self, room_id: str, sender: str | None = None) -> list[Seen]:
+        return [s for s in self.seen.get(room_id, []) if sender is None or s.sender == sender]
+
+    async def wait_for(
+        self, room_id: str, count: int, *, sender: str | None = None, timeout: float = 60
+    ) -> list[Seen]:
+        """Sync until at least `count` messages (from `sender`) are in the room."""
+        deadline = time.monotonic() + timeout
+        while len(self.messages(room_id, sender)) < count:
+            if time.monotonic() > deadline:
+                got = len(self.messages(room_id, sender))
+                raise TimeoutError(f"saw {got} of {count} messages in {room_id}")
+            await self.sync(500)
+        return self.messages(room_id, sender)
+
+    def current(self, room_id: str, sender: str | None = None) -> list[Seen]:
+        """The notices as a reader sees them now: originals, each with its latest edit applied."""
+        out: dict[str, Seen] = {}
+        order: list[str] = []
+        for s in self.messages(room_id, sender):
+            target = s.replaces
+            if target and target in out:
+                new = s.content.get("m.new_content")
+                if isinstance(new, dict):
+                    out[target] = Seen(target, s.room_id, s.sender, new, s.encrypted, s.received)
+                continue
+            out[s.event_id] = s
+            order.append(s.event_id)
+        return [out[e] for e in order]
+
+    async def read_file(self, content: dict[str, Any], mxc: str) -> bytes:
+        """Download an attachment; decrypt it when the content carries the key (`file`)."""
+        resp = await asyncio.wait_for(self.client.download(mxc), 60)
+        body = getattr(resp, "body", None)
+        if not isinstance(body, bytes):
+            raise RuntimeError(f"download of {mxc} failed: {resp}")
+        info = content.get("file")
+        if isinstance(info, dict) and info.get("url") == mxc:
+            return bytes(
+                decrypt_attachment(body, info["key"]["k"], info["hashes"]["sha256"], info["iv"])
+            )
+        return body
