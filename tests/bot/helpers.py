@@ -13,26 +13,9 @@ from cards.shape import Attempt, TurnError
 from roombot.bot import Bot
 from roombot.config import Config, load_config
 from roombot.devserver import DevServer, User
+from roombot.turns import Post, Retract
 from roombot.viewer import Viewer
 from tests.conftest import unique_name
-
-
-@dataclass(frozen=True)
-class Post:
-    room: str
-    turn: str
-    error: TurnError
-
-    @property
-    def key(self) -> str:
-        return f"{self.turn}/post"
-
-
-@dataclass(frozen=True)
-class Retract(Post):
-    @property
-    def key(self) -> str:
-        return f"{self.turn}/retract"
 
 
 def turn_error(turn: str, message: str | None = None, kind: Kind = Kind.RATE_LIMIT) -> TurnError:
@@ -135,3 +118,6 @@ async def wait_sent(bot: Bot, count: int, timeout: float = 60) -> None:
         if asyncio.get_running_loop().time() > deadline:
             raise TimeoutError(f"bot sent {bot.outbox.counts()} of {count}")
         await asyncio.sleep(0.05)
+
+
+__all__ = ["Post", "Retract", "Team", "make_team", "running", "turn_error", "wait_sent"]

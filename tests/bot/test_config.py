@@ -1,0 +1,108 @@
+"""Configuration: every bad file gives an error naming the key; `roombot run` exits 2."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roombot.config import ConfigError, load_config
+
+GOOD = """
+state_dir = "state"
+[matrix]
+homeserver = "https://matrix.example.org"
+user_id = "@roombot:example.org"
+password_env = "ROOMBOT_TEST_PASSWORD"
+[[rooms]]
+room = "#team:example.org"
+loud = true
+mention = ["@alice:example.org"]
+[invites]
+servers = ["example.org"]
+[metrics]
+port = 9464
+"""
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "config.example.toml"
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "c.toml"
+    p.write_text(text)
+    return p
+
+
+def test_good_config_loads(tmp_path: Path) -> None:
+    c = load_config(write(tmp_path, GOOD))
+    assert c.state_dir == tmp_path / "state"
+    assert c.rooms[0].loud and c.rooms[0].mention == ("@alice:example.org",)
+    assert c.matrix.trust == "ignore_unverified"
+    assert c.outbox.path == tmp_path / "state" / "outbox.sqlite3"
+    assert c.invites.allows("@bob:example.org") and not c.invites.allows("@eve:evil.org")
+
+
+def test_example_config_is_valid() -> None:
+    c = load_config(EXAMPLE)
+    assert c.rooms
+
+
+BAD = [
+    (GOOD.replace('homeserver = "https://matrix.example.org"\n', ""), "matrix.homeserver"),
+    (GOOD.replace("https://matrix.example.org", "matrix.example.org"), "matrix.homeserver"),
+    (GOOD.replace('"@roombot:example.org"', '"roombot"'), "matrix.user_id"),
+    (
+        GOOD.replace('password_env = "ROOMBOT_TEST_PASSWORD"', 'password = "hunter2"'),
+        "matrix.password",
+    ),
+    (GOOD.replace("loud = true", 'loud = "yes"'), "rooms[0].loud"),
+    (GOOD.replace('"@alice:example.org"]', '"alice"]'), "rooms[0].mention[0]"),
+    (GOOD.replace('room = "#team:example.org"', 'room = "team"'), "rooms[0].room"),
+    (GOOD.replace("port = 9464", "port = 99999"), "metrics.port"),
+    (GOOD.replace("port = 9464", "prot = 9464"), "metrics.prot"),
+    (GOOD + "\n[matrix.extra]\n", "matrix.extra"),
+    (GOOD.replace("[invites]", '[log]\nlevel = "loud"\n[invites]'), "log.level"),
+    (GOOD.replace("[invites]", "[matrix2]\n[invites]"), "matrix2"),
+    (GOOD + "\n[outbox]\nbackoff_initial = -1\n", "outbox.backoff_initial"),
+    (GOOD.replace("[[rooms]]", "[matrix.trust]\n[[rooms]]"), "matrix"),
+    ("this is = not toml [", "(syntax)"),
+]
+
+
+@pytest.mark.parametrize(("text", "key"), BAD, ids=[k for _, k in BAD])
+def test_bad_config_names_the_key(tmp_path: Path, text: str, key: str) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(write(tmp_path, text))
+    assert str(info.value).startswith(key), str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("text", "key"),
+    [BAD[4], BAD[3], BAD[-1]],
+    ids=["type", "secret-inline", "syntax"],
+)
+def test_run_exits_2_naming_the_key(tmp_path: Path, text: str, key: str) -> None:
+    path = write(tmp_path, text)
+    proc = subprocess.run(
+        [sys.executable, "-m", "roombot", "run", "-c", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert key in proc.stderr
+
+
+def test_missing_password_at_first_login_exits_2(tmp_path: Path) -> None:
+    path = write(tmp_path, GOOD.replace("https://matrix.example.org", "http://127.0.0.1:9"))
+    proc = subprocess.run(
+        [sys.executable, "-m", "roombot", "run", "-c", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={"PATH": "/usr/bin:/bin"},
+    )
+    assert proc.returncode == 2, proc.stderr
+    assert "matrix.password" in proc.stderr

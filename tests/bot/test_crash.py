@@ -1,0 +1,113 @@
+"""Exactly once, in order, through crashes: Synapse killed, the bot SIGKILLed, mid-burst."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from cards.codec import CARD_KEY, read_payload
+from cards.shape import TurnError
+from roombot.devserver import DevServer
+from roombot.outbox import Outbox
+from tests.bot.helpers import Post, Team, make_team, running, turn_error
+
+BURST = 200
+
+
+def messages_of(team: Team) -> list[str]:
+    out = []
+    for s in team.member.messages(team.room_id, team.bot.user_id):
+        card = read_payload(s.content.get(CARD_KEY))
+        assert isinstance(card, TurnError), card
+        out.append(card.message)
+    return out
+
+
+def expected() -> list[str]:
+    return [turn_error(f"n{i:03}").message for i in range(BURST)]
+
+
+async def wait_until(predicate: Callable[[], bool], timeout: float, what: str) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError(what)
+        await asyncio.sleep(0.02)
+
+
+async def test_synapse_killed_during_burst(
+    synapse_factory: Callable[..., DevServer], tmp_path: Path
+) -> None:
+    hs = synapse_factory()
+    team = await make_team(hs, tmp_path, encrypted=True)
+    try:
+        async with running(team.config()) as bot:
+            for i in range(BURST):
+                bot.outbox.enqueue(Post(team.room_id, f"n{i:03}", turn_error(f"n{i:03}")))
+            await wait_until(lambda: bot.outbox.counts()["sent"] >= 40, 60, "40 sent")
+            hs.kill()  # SIGKILL to Synapse's pid, sends in flight
+            killed_at = bot.outbox.counts()["sent"]
+            await asyncio.sleep(1.5)
+            assert bot.outbox.counts()["sent"] == killed_at  # nothing goes out meanwhile
+            assert bot.courier.stats.retries > 0
+            hs.start()
+            await wait_until(lambda: bot.outbox.counts()["sent"] == BURST, 180, "all sent")
+        await team.member.wait_for(team.room_id, BURST, sender=team.bot.user_id, timeout=120)
+        await team.member.sync(500)
+        assert messages_of(team) == expected()
+        assert not team.member.undecryptable
+    finally:
+        await team.member.close()
+
+
+def start_bot(config: Path, log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "roombot", "run", "-c", str(config)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=config.parent,
+        )
+
+
+async def test_bot_sigkilled_during_burst(synapse: DevServer, tmp_path: Path) -> None:
+    team = await make_team(synapse, tmp_path, encrypted=True)
+    config = team.config()
+    log = tmp_path / "bot.log"
+    outbox = Outbox(config.outbox.path)
+    proc = start_bot(team.config_path, log)
+    try:
+        for i in range(BURST):  # the bot picks these up from the shared SQLite file
+            outbox.enqueue(Post(team.room_id, f"n{i:03}", turn_error(f"n{i:03}")))
+        await wait_until(
+            lambda: outbox.counts()["sent"] >= 60 or proc.poll() is not None, 90, "60 sent"
+        )
+        assert proc.poll() is None, log.read_text()[-3000:]
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        sent_before = outbox.counts()["sent"]
+        assert sent_before < BURST
+        proc = start_bot(team.config_path, log)
+        await wait_until(
+            lambda: outbox.counts()["sent"] == BURST or proc.poll() is not None, 180, "all sent"
+        )
+        assert proc.poll() is None, log.read_text()[-3000:]
+        await team.member.wait_for(team.room_id, BURST, sender=team.bot.user_id, timeout=120)
+        await team.member.sync(500)
+        assert messages_of(team) == expected()
+        assert not team.member.undecryptable
+        # SIGTERM: a clean stop, status 0.
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        outbox.close()
+        await team.member.close()
