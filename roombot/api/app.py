@@ -1,0 +1,40 @@
+"""The report API as an aiohttp application: `make_app(settings, sink)`.
+
+Routes are listed once, in ROUTES; docs/report-api.md and openapi.json describe
+them and tests/api/test_openapi.py holds the three to the same list.
+"""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from roombot.api import handlers, keys, middlewares
+from roombot.api.access import RateLimits, Tokens
+from roombot.api.metrics import ApiMetrics
+from roombot.api.settings import ApiSettings
+from roombot.api.sink import Sink
+
+ROUTES: tuple[tuple[str, str, handlers.Handler], ...] = (
+    ("POST", "/v1/events", handlers.post_event),
+    ("POST", "/v1/batch", handlers.post_batch),
+    ("POST", "/v1/reports", handlers.post_report),
+    ("GET", "/v1/turns/{turn}", handlers.get_turn),
+    ("GET", "/healthz", handlers.healthz),
+    ("GET", "/metrics", handlers.metrics),
+)
+
+
+def make_app(settings: ApiSettings, sink: Sink) -> web.Application:
+    # client_max_size stops a body sent without a length (chunked) at the limit too.
+    app = web.Application(
+        client_max_size=settings.max_body,
+        middlewares=[middlewares.errors, middlewares.auth, middlewares.limits, middlewares.body],
+    )
+    app[keys.SETTINGS] = settings
+    app[keys.SINK] = sink
+    app[keys.TOKENS] = Tokens(settings.sources)
+    app[keys.LIMITS] = RateLimits(settings.sources)
+    app[keys.METRICS] = ApiMetrics()
+    for method, path, handler in ROUTES:
+        app.router.add_route(method, path, handler)
+    return app

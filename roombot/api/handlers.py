@@ -1,0 +1,148 @@
+"""The report API's handlers: short, each parsing its body and calling the sink."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from aiohttp import web
+
+from roombot.api import keys
+from roombot.api.middlewares import Handler, refuse
+from roombot.api.rooms import RoomRefused, check_rooms
+from roombot.api.validation import BodyError, parse_batch, parse_one, parse_report
+from roombot.events import Event
+from roombot.pipeline import Ack, TurnStatus
+
+__all__ = ["Handler", "get_turn", "healthz", "metrics", "post_batch", "post_event", "post_report"]
+
+
+def _body_error(e: BodyError) -> web.HTTPException:
+    return refuse(400, str(e), field=e.field, expected=e.expected)
+
+
+async def _take(request: web.Request, events: Sequence[Event], prefix: str) -> web.Response:
+    """Check rooms, charge the source's bucket, journal, answer 202."""
+    app = request.app
+    source = request[keys.SOURCE]
+    sink = app[keys.SINK]
+    try:
+        check_rooms(source, events, sink.room_of, prefix=prefix)
+    except RoomRefused as e:
+        raise refuse(403, e.message, field=e.field) from None
+    app[keys.LIMITS].charge(source, len(events), time.monotonic())
+    if not sink.started:
+        raise refuse(503, "the bot is starting or stopping; nothing was taken, retry")
+    started = time.perf_counter()
+    acks = await sink.accept(events)
+    metrics = app[keys.METRICS]
+    metrics.ack_seconds_sum += time.perf_counter() - started
+    metrics.ack_count += 1
+    return web.json_response(_ack_body(acks, source.name, request), status=202)
+
+
+def _ack_body(acks: list[Ack], source: str, request: web.Request) -> dict[str, Any]:
+    duplicates = sum(a.duplicate for a in acks)
+    metrics = request.app[keys.METRICS]
+    metrics.events[source] += len(acks) - duplicates
+    metrics.duplicates[source] += duplicates
+    return {
+        "accepted": len(acks) - duplicates,
+        "duplicates": duplicates,
+        "events": [
+            {"event_id": a.event_id, "turn": a.turn, "duplicate": a.duplicate} for a in acks
+        ],
+    }
+
+
+async def post_event(request: web.Request) -> web.Response:
+    try:
+        event = parse_one(request[keys.JSON])
+    except BodyError as e:
+        raise _body_error(e) from None
+    return await _take(request, [event], "")
+
+
+async def post_batch(request: web.Request) -> web.Response:
+    try:
+        events = parse_batch(request[keys.JSON])
+    except BodyError as e:
+        raise _body_error(e) from None
+    return await _take(request, events, "events")
+
+
+async def post_report(request: web.Request) -> web.Response:
+    try:
+        report = parse_report(request[keys.JSON])
+    except BodyError as e:
+        raise _body_error(e) from None
+    source = request[keys.SOURCE]
+    if not source.allows(report.room):
+        raise refuse(
+            403, f"source {source.name!r} may not post to room {report.room}", field="room"
+        )
+    sink = request.app[keys.SINK]
+    # The same report again is a duplicate (its events carry the same ids); a report
+    # about a turn the bot already follows from another source would start it twice.
+    if sink.room_of(report.turn) is not None and sink.started_by(report.turn) != report.event_id:
+        raise refuse(
+            409,
+            f"turn {report.turn!r} is already known to the bot; post a turn.report event "
+            "to add a failure to a turn that is running",
+            field="turn",
+        )
+    return await _take(request, report.events, "")
+
+
+def _card(status: TurnStatus) -> dict[str, Any] | None:
+    if status.error is None:
+        return None
+    try:
+        from cards.codec import to_payload  # the one place the card is spelled
+    except ImportError:  # pragma: no cover - until the codec lands
+        data = dataclasses.asdict(status.error)
+        return {"type": "turn_error", "v": 1, **data}
+    payload: dict[str, Any] = to_payload(status.error)
+    return payload
+
+
+async def get_turn(request: web.Request) -> web.Response:
+    turn = request.match_info["turn"]
+    source = request[keys.SOURCE]
+    status = request.app[keys.SINK].status(turn)
+    # A turn in a room the source may not see is answered like an unknown one.
+    if (
+        status is None
+        or (status.room is not None and not source.allows(status.room))
+        or (status.room is None and not source.all_rooms)
+    ):
+        raise refuse(404, f"no turn {turn!r} that source {source.name!r} may see")
+    return web.json_response(
+        {
+            "turn": status.turn,
+            "room": status.room,
+            "state": status.state,
+            "notice": status.notice,
+            "card": _card(status),
+        }
+    )
+
+
+async def healthz(request: web.Request) -> web.Response:
+    sink = request.app[keys.SINK]
+    ok = sink.started
+    return web.json_response(
+        {"ok": ok, "pipeline": ok, "backlog": sink.backlog}, status=200 if ok else 503
+    )
+
+
+async def metrics(request: web.Request) -> web.Response:
+    sink = request.app[keys.SINK]
+    gauges = {
+        "roombot_api_backlog": ("Posts waiting for the next journal commit", float(sink.backlog)),
+        "roombot_api_up": ("1 while the pipeline runs", 1.0 if sink.started else 0.0),
+    }
+    text = request.app[keys.METRICS].render(gauges)
+    return web.Response(text=text, content_type="text/plain", charset="utf-8")

@@ -1,0 +1,22 @@
+"""Typed keys of what the report API keeps on its app and its requests."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from aiohttp import web
+
+if TYPE_CHECKING:
+    from roombot.api.access import RateLimits, Tokens
+    from roombot.api.metrics import ApiMetrics
+    from roombot.api.settings import ApiSettings
+    from roombot.api.sink import Sink
+
+SETTINGS: web.AppKey[ApiSettings] = web.AppKey("settings")
+SINK: web.AppKey[Sink] = web.AppKey("sink")
+TOKENS: web.AppKey[Tokens] = web.AppKey("tokens")
+LIMITS: web.AppKey[RateLimits] = web.AppKey("limits")
+METRICS: web.AppKey[ApiMetrics] = web.AppKey("metrics")
+# request keys (plain strings: aiohttp has no typed request keys)
+SOURCE = "roombot.source"
+JSON = "roombot.json"

@@ -1,0 +1,429 @@
+"""The pipeline: a durable journal of events in front of the turn rules, and their clock.
+
+Sources (the report API, the ACP bridge) call `accept(events)`. The events are written
+to a SQLite journal and committed (synchronous=FULL) before `accept` returns, so an
+acknowledgement means the event survives a kill or a power cut. `event_id` is kept in
+the same transaction: an event seen before is answered `duplicate` and not taken again.
+
+One task, the engine, does everything else in order: it commits groups of accepted
+events (many concurrent posts share one commit), feeds them to the turn machine, calls
+`machine.tick` at `machine.next_deadline()`, and hands every decision to the outbox.
+
+Restart: the machine is deterministic, so a new Pipeline on the same file rebuilds it
+by replaying the journal: every event fed at the `now` it was fed with first, every
+tick at the `now` it ran at (ticks are journalled too, so the replay repeats the very
+same calls). Decisions the replay re-derives are enqueued again; the outbox ignores
+keys it already holds, so nothing is posted twice.
+
+Bound: rows of a turn that was decided longer ago than the rules' horizon
+(`TurnRules.dedup_horizon`, after which the machine forgets the turn too) are dropped,
+and event ids are remembered for as long.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from cards.shape import TurnError
+from roombot.events import (
+    Event,
+    HarnessExited,
+    NodeOffline,
+    TurnStarted,
+    event_to_json,
+    parse_event,
+)
+from roombot.turns import CLOSED, TurnMachine, TurnView
+
+log = logging.getLogger("roombot.pipeline")
+
+
+class OutboxLike(Protocol):
+    def enqueue(self, decision: Any) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Ack:
+    """The answer for one accepted event."""
+
+    event_id: str | None
+    turn: str | None
+    duplicate: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStatus:
+    """What the pipeline can say about a turn: its room, open or decided, the card if any."""
+
+    turn: str
+    room: str | None
+    state: str  # "open" or "decided"
+    notice: str | None  # "post" or "retract": the last decision about the turn, if any
+    error: TurnError | None
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS journal (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    kind TEXT NOT NULL CHECK (kind IN ('event', 'tick')),
+    now REAL NOT NULL,  -- the clock the machine was given
+    turn TEXT,          -- NULL for ticks and for harness.exited / node.offline
+    body TEXT           -- the event as JSON; NULL for ticks
+);
+CREATE INDEX IF NOT EXISTS journal_turn ON journal (turn);
+CREATE TABLE IF NOT EXISTS seen (
+    event_id TEXT PRIMARY KEY,
+    now REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS seen_now ON seen (now);
+"""
+
+
+def _turn_of(event: Event) -> str | None:
+    """The turn a journal row belongs to (harness.exited and node.offline belong to none)."""
+    return None if isinstance(event, HarnessExited | NodeOffline) else event.turn
+
+
+def _is_decided(view: TurnView | None) -> bool:
+    """Whether the machine says the turn is over (None: it no longer remembers the turn)."""
+    return view is None or view.state in CLOSED
+
+
+@dataclass(slots=True)
+class _Pending:
+    events: Sequence[Event]
+    future: asyncio.Future[list[Ack]]
+
+
+class Pipeline:
+    def __init__(
+        self,
+        journal_path: str | Path,
+        machine: TurnMachine,
+        outbox: OutboxLike,
+        *,
+        clock: Callable[[], float] = time.time,
+        max_group: int = 512,
+        prune_every: float = 60.0,
+    ) -> None:
+        self.path = Path(journal_path)
+        self.machine = machine
+        self.outbox = outbox
+        # The machine remembers a decided turn (and every event id) this long; after it,
+        # neither the journal rows nor the ids can change a decision any more.
+        self.horizon = machine.config.dedup_horizon
+        self.clock = clock
+        self.max_group = max_group
+        self.prune_every = prune_every
+        # One thread owns the SQLite connection: commits never block the event loop.
+        self._io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal")
+        self._db: sqlite3.Connection | None = None
+        self._queue: asyncio.Queue[_Pending] = asyncio.Queue()
+        self._engine: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._ticks: list[float] = []  # ticks not yet journalled (written with the next commit)
+        self._last_prune = 0.0
+        # What the API needs to know without asking SQLite: bounded by the pruning.
+        # turn -> (room, event_id) of its first turn.started
+        self._room: dict[str, tuple[str, str | None]] = {}
+        self._open: set[str] = set()  # turns fed and not yet decided
+        self._decided_at: dict[str, float] = {}
+        self._last: dict[str, tuple[str, TurnError]] = {}  # turn -> last decision
+        self.counts = {
+            "accepted": 0,
+            "duplicates": 0,
+            "decisions": 0,
+            "enqueued": 0,
+            "rule_failures": 0,
+        }
+        self.replayed = 0
+        self.started = False
+
+    # -- lifetime --------------------------------------------------------------
+
+    async def start(self) -> None:
+        """Open the journal, replay it into the machine, start the engine."""
+        loop = asyncio.get_running_loop()
+        rows = await loop.run_in_executor(self._io, self._open_db)
+        self._replay(rows)
+        self._engine = asyncio.create_task(self._run(), name="pipeline")
+        self.started = True
+
+    async def stop(self) -> None:
+        """Stop the engine; accepts already queued are committed first."""
+        if self._engine is not None:
+            self._engine.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._engine
+            self._engine = None
+        loop = asyncio.get_running_loop()
+        if self._db is not None:
+            await loop.run_in_executor(self._io, self._flush_and_close)
+        self._io.shutdown(wait=True)
+        self.started = False
+
+    async def __aenter__(self) -> Pipeline:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    # -- what sources call -----------------------------------------------------
+
+    async def accept(self, events: Sequence[Event]) -> list[Ack]:
+        """Journal the events durably; one Ack per event, in order."""
+        if self._engine is None or self._engine.done():
+            raise RuntimeError("the pipeline is not running")
+        if not events:
+            return []
+        future: asyncio.Future[list[Ack]] = asyncio.get_running_loop().create_future()
+        self._queue.put_nowait(_Pending(events, future))
+        self._wake.set()
+        return await future
+
+    def room_of(self, turn: str) -> str | None:
+        known = self._room.get(turn)
+        return known[0] if known else None
+
+    def started_by(self, turn: str) -> str | None:
+        """The event_id of the turn.started that opened the turn, if it had one."""
+        known = self._room.get(turn)
+        return known[1] if known else None
+
+    def status(self, turn: str) -> TurnStatus | None:
+        room = self.room_of(turn)
+        view = self.machine.state(turn)
+        if room is None and view is None:
+            return None
+        last = self._last.get(turn)
+        return TurnStatus(
+            turn=turn,
+            room=room,
+            state="decided" if turn in self._decided_at else "open",
+            notice=last[0] if last else None,
+            error=last[1] if last else None,
+        )
+
+    @property
+    def backlog(self) -> int:
+        return self._queue.qsize()
+
+    # -- the journal (runs on the journal thread) --------------------------------
+
+    def _open_db(self) -> list[tuple[str, float, str | None]]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")  # a commit is on disk before the 202
+        db.executescript(_SCHEMA)
+        self._db = db
+        return list(db.execute("SELECT kind, now, body FROM journal ORDER BY seq"))
+
+    def _commit(
+        self, groups: list[Sequence[Event]], now: float, ticks: list[float]
+    ) -> list[list[Ack]]:
+        db = self._db
+        assert db is not None
+        out: list[list[Ack]] = []
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for t in ticks:
+                db.execute("INSERT INTO journal (kind, now) VALUES ('tick', ?)", (t,))
+            for events in groups:
+                acks = []
+                for ev in events:
+                    duplicate = False
+                    if ev.event_id is not None:
+                        cur = db.execute(
+                            "INSERT OR IGNORE INTO seen (event_id, now) VALUES (?, ?)",
+                            (ev.event_id, now),
+                        )
+                        duplicate = cur.rowcount == 0
+                    if not duplicate:
+                        db.execute(
+                            "INSERT INTO journal (kind, now, turn, body) VALUES ('event', ?, ?, ?)",
+                            (now, _turn_of(ev), json.dumps(event_to_json(ev), ensure_ascii=False)),
+                        )
+                    acks.append(Ack(ev.event_id, ev.turn, duplicate))
+                out.append(acks)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return out
+
+    def _write_ticks(self, ticks: list[float]) -> None:
+        db = self._db
+        assert db is not None
+        with db:
+            db.executemany(
+                "INSERT INTO journal (kind, now) VALUES ('tick', ?)", [(t,) for t in ticks]
+            )
+
+    def _prune(self, turns: list[str], now: float) -> int:
+        db = self._db
+        assert db is not None
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            deleted = 0
+            for turn in turns:
+                deleted += db.execute("DELETE FROM journal WHERE turn = ?", (turn,)).rowcount
+            # harness.exited / node.offline concern no single turn: kept for the horizon.
+            deleted += db.execute(
+                "DELETE FROM journal WHERE kind = 'event' AND turn IS NULL AND now < ?",
+                (now - self.horizon,),
+            ).rowcount
+            # A tick before the oldest event left changes nothing the replay rebuilds.
+            deleted += db.execute(
+                "DELETE FROM journal WHERE kind = 'tick' AND seq < "
+                "(SELECT COALESCE(MIN(seq), 1 << 62) FROM journal WHERE kind = 'event')"
+            ).rowcount
+            db.execute("DELETE FROM seen WHERE now < ?", (now - self.horizon,))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return deleted
+
+    def _flush_and_close(self) -> None:
+        if self._db is None:
+            return
+        if self._ticks:
+            self._write_ticks(self._ticks)
+            self._ticks = []
+        self._db.close()
+        self._db = None
+
+    def journal_rows(self) -> int:
+        """How many rows the journal holds (for metrics and tests); journal thread only."""
+        assert self._db is not None
+        return int(self._db.execute("SELECT COUNT(*) FROM journal").fetchone()[0])
+
+    async def journal_size(self) -> int:
+        return await asyncio.get_running_loop().run_in_executor(self._io, self.journal_rows)
+
+    # -- the machine (runs on the event loop) --------------------------------------
+
+    def _replay(self, rows: list[tuple[str, float, str | None]]) -> None:
+        now = 0.0
+        for kind, now, body in rows:
+            if kind == "tick":
+                self._after(self.machine.tick(now), now, None)
+                continue
+            assert body is not None
+            event = parse_event(json.loads(body))
+            self._index(event)
+            self._feed(event, now)
+            self.replayed += 1
+        log.info("journal replayed", extra={"events": self.replayed, "rows": len(rows)})
+
+    def _index(self, event: Event) -> None:
+        if isinstance(event, TurnStarted):
+            self._room.setdefault(event.turn, (event.room, event.event_id))
+
+    def _after(self, decisions: Sequence[Any], now: float, event: Event | None) -> None:
+        """Hand decisions to the outbox; note which turns are now decided."""
+        for d in decisions:
+            self.counts["decisions"] += 1
+            self._last[d.turn] = (type(d).__name__.lower(), d.error)
+            if self.outbox.enqueue(d):
+                self.counts["enqueued"] += 1
+        if event is None or isinstance(event, HarnessExited | NodeOffline):
+            affected = list(self._open)
+        else:
+            self._open.add(event.turn)
+            self._decided_at.pop(event.turn, None)
+            affected = [event.turn]
+        for d in decisions:
+            affected.append(d.turn)
+        for turn in affected:
+            if turn in self._open and _is_decided(self.machine.state(turn)):
+                self._open.discard(turn)
+                self._decided_at[turn] = now
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        # Catch up with deadlines that passed while the bot was down.
+        self._tick(self.clock())
+        while True:
+            deadline = self.machine.next_deadline()
+            timeout = self.prune_every
+            if deadline is not None:
+                timeout = min(timeout, max(0.0, deadline - self.clock()))
+            if self._queue.empty():
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), timeout)
+            now = self.clock()
+            if deadline is not None and now >= deadline:
+                self._tick(now)
+            if not self._queue.empty():
+                await self._commit_group(loop)
+            if now - self._last_prune >= self.prune_every:
+                self._last_prune = now
+                await self._prune_old(loop, now)
+
+    def _tick(self, now: float) -> None:
+        self._ticks.append(now)
+        self._after(self.machine.tick(now), now, None)
+
+    async def _commit_group(self, loop: asyncio.AbstractEventLoop) -> None:
+        batch: list[_Pending] = []
+        while not self._queue.empty() and len(batch) < self.max_group:
+            batch.append(self._queue.get_nowait())
+        now = self.clock()
+        ticks, self._ticks = self._ticks, []
+        try:
+            results = await loop.run_in_executor(
+                self._io, self._commit, [p.events for p in batch], now, ticks
+            )
+        except Exception as e:  # the disk said no: every waiting source gets an error
+            self._ticks = ticks + self._ticks
+            log.exception("journal commit failed")
+            for p in batch:
+                if not p.future.done():
+                    p.future.set_exception(e)
+            return
+        for p, acks in zip(batch, results, strict=True):
+            for ev, ack in zip(p.events, acks, strict=True):
+                if not ack.duplicate:
+                    self._index(ev)
+            if not p.future.done():
+                p.future.set_result(acks)
+        # Durable and answered; now the rules see them, in journal order.
+        for p, acks in zip(batch, results, strict=True):
+            for ev, ack in zip(p.events, acks, strict=True):
+                if ack.duplicate:
+                    self.counts["duplicates"] += 1
+                    continue
+                self.counts["accepted"] += 1
+                self._feed(ev, now)
+
+    def _feed(self, event: Event, now: float) -> None:
+        try:
+            self._after(self.machine.feed(event, now), now, event)
+        except Exception:
+            # A bug in the rules must not stop the journal; the event is kept for a replay.
+            self.counts["rule_failures"] += 1
+            log.exception("turn rules failed on an event", extra={"turn": event.turn})
+
+    async def _prune_old(self, loop: asyncio.AbstractEventLoop, now: float) -> None:
+        old = [t for t, at in self._decided_at.items() if at < now - self.horizon]
+        deleted = await loop.run_in_executor(self._io, self._prune, old, now)
+        for turn in old:
+            self._decided_at.pop(turn, None)
+            self._room.pop(turn, None)
+            self._last.pop(turn, None)
+        if deleted:
+            log.info("journal pruned", extra={"turns": len(old), "rows": deleted})
