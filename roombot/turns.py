@@ -358,6 +358,7 @@ class TurnMachine:
         else:
             self._event(event, now, out)
         self._run_timers(now, out)  # a transition may have armed a deadline already due
+        self._forget(now)
         return out
 
     def tick(self, now: float) -> list[Decision]:
