@@ -56,6 +56,9 @@ class ObserverSettings:
     run: str = "run"  # this proxy run's id, for turns on sessions it did not create
     flush_bytes: int = 16 * 1024
     flush_seconds: float = 1.0
+    # Answer text reported per turn, in characters: enough to see an error
+    # posing as the answer; an answer longer than that is an answer.
+    max_text: int = 1024 * 1024
 
 
 @dataclass
@@ -76,7 +79,8 @@ class _Turn:
     at: float  # when the client sent the prompt
     id: str | None = None  # set when turn.started goes out
     text: list[str] = field(default_factory=list)
-    text_len: int = 0
+    text_len: int = 0  # held, not yet sent
+    text_total: int = 0  # held or sent
     text_at: float = 0.0
     seq: int = 0
 
@@ -268,7 +272,11 @@ class Observer:
         update = params.get("update")
         if not isinstance(session_id, str) or not isinstance(update, Mapping):
             return []
-        out = self._announce(at, force=False, session=session_id)
+        if self._opening(session_id):  # session/load replaying history: no turn of ours
+            return []
+        # The agent speaks of the session: its running turn is under way.
+        turn = self._open_turn_of(session_id)
+        out = self._announce(at, force=False, turn=turn)
         session = self._known(session_id)
         if session is not None and update.get("sessionUpdate") == "config_option_update":
             model, option = _model_from_result(update)
@@ -277,18 +285,28 @@ class Observer:
             return out
         text = _chunk_text(update)
         # Chunks outside a prompt (session/load replays history) are not answers.
-        turn = self._open_turn_of(session_id)
         if text is None or turn is None:
             return out
+        left = self.settings.max_text - turn.text_total
+        if left <= 0:
+            return out
+        text = text[:left]
         if not turn.text:
             turn.text_at = at
         turn.text.append(text)
         turn.text_len += len(text)
+        turn.text_total += len(text)
         if turn.text_len >= self.settings.flush_bytes:
             out.append(self._flush(turn))
         return out
 
     # -- turn.started --------------------------------------------------------------
+
+    def _opening(self, session_id: str) -> bool:
+        return any(
+            p.method in _SESSION_OPENERS and p.params.get("sessionId") == session_id
+            for p in self._pending.values()
+        )
 
     def _ready(self, turn: _Turn) -> bool:
         if turn.session not in self._sessions:
@@ -305,20 +323,20 @@ class Observer:
         at: float,
         *,
         force: bool,
-        session: str | None = None,
+        turn: _Turn | None = None,
         older_than: float | None = None,
     ) -> list[build.Event]:
         out: list[build.Event] = []
-        for turn in self._turns.values():
-            if turn.id is not None:
+        for t in self._turns.values():
+            if t.id is not None:
                 continue
             if (
                 force
-                or turn.session == session
-                or (older_than is not None and turn.at <= older_than)
-                or self._ready(turn)
+                or t is turn
+                or (older_than is not None and t.at <= older_than)
+                or self._ready(t)
             ):
-                out.append(self._started(turn))
+                out.append(self._started(t))
         return out
 
     def _started(self, turn: _Turn) -> build.Event:
@@ -376,7 +394,7 @@ class Observer:
         turn = self._turns.get(key)
         if turn is None:
             return []
-        out = self._announce(at, force=False, session=turn.session)  # this turn included
+        out = self._announce(at, force=False, turn=turn)  # this turn included
         del self._turns[key]
         assert turn.id is not None
         if turn.text:
@@ -407,10 +425,6 @@ class Observer:
         return self._sessions.get(session_id) if isinstance(session_id, str) else None
 
     def _open_turn_of(self, session_id: str) -> _Turn | None:
-        # ACP allows one prompt at a time per session; if a client sends more,
-        # the latest one gets the text.
-        found = None
-        for turn in self._turns.values():
-            if turn.session == session_id:
-                found = turn
-        return found
+        # ACP runs one prompt at a time per session: if a client sends the
+        # next before the last is answered, the oldest is the one running.
+        return next((t for t in self._turns.values() if t.session == session_id), None)

@@ -36,15 +36,27 @@ class JsonLinesSink:
         self._file.close()
 
 
+class Rejected(Exception):
+    """The bot answered that it will never take this batch (a 4xx other than auth)."""
+
+
+# Worth retrying: the bot may take the same batch later.
+_RETRY_STATUSES = frozenset({401, 403, 408, 425, 429})
+
+
 async def post_events(
     session: aiohttp.ClientSession, url: str, token: str, events: list[Event]
 ) -> None:
-    """One POST of a batch; raises on anything but a 2xx answer."""
+    """One POST of a batch; raises Rejected or RuntimeError on anything but 2xx."""
     headers = {"Authorization": f"Bearer {token}"}
     async with session.post(url, json={"events": events}, headers=headers) as resp:
-        if resp.status // 100 != 2:
-            body = (await resp.text())[:500]
-            raise RuntimeError(f"{url} answered {resp.status}: {body}")
+        if resp.status // 100 == 2:
+            return
+        body = (await resp.text())[:500]
+        message = f"{url} answered {resp.status}: {body}"
+        if resp.status // 100 == 4 and resp.status not in _RETRY_STATUSES:
+            raise Rejected(message)
+        raise RuntimeError(message)
 
 
 class ReportSink:
@@ -55,6 +67,8 @@ class ReportSink:
     deadline; the rest stays in the spool for the next run.
     """
 
+    BATCH = 100
+
     def __init__(self, url: str, token: str, spool_path: str | Path) -> None:
         self.url, self._token = url, token
         self.spool = Spool(spool_path)
@@ -62,6 +76,8 @@ class ReportSink:
         self._closing = False
         self._task: asyncio.Task[None] | None = None
         self.sent = 0
+        self.refused = 0
+        self.batch_size = self.BATCH
         self.last_error: str | None = None
 
     def start(self) -> None:
@@ -80,19 +96,39 @@ class ReportSink:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
-                while batch := self.spool.batch():
+                while batch := self.spool.batch(self.batch_size):
                     try:
                         await post_events(session, self.url, self._token, [e for _, e in batch])
+                    except Rejected as exc:
+                        self._rejected(batch, str(exc))
+                        continue
                     except (aiohttp.ClientError, TimeoutError, RuntimeError) as exc:
                         self.last_error = str(exc) or type(exc).__name__
                         await asyncio.sleep(backoff)
                         backoff = min(backoff * 2, 30.0)
                         continue
                     backoff = 0.5
+                    self.batch_size = self.BATCH
                     self.spool.remove([seq for seq, _ in batch])
                     self.sent += len(batch)
                 if self._closing:
                     return
+
+    def _rejected(self, batch: list[tuple[int, Event]], why: str) -> None:
+        """A batch the bot refuses: narrow it down to the event at fault, then drop that one.
+
+        One bad event must not hold back every event after it forever.
+        """
+        if len(batch) > 1:
+            self.batch_size = max(1, len(batch) // 2)
+            return
+        seq, event = batch[0]
+        print(
+            f"roombot acp-proxy: the bot refused event {event.get('event_id')!r}; dropped: {why}",
+            file=sys.stderr,
+        )
+        self.spool.remove([seq])
+        self.refused += 1
 
     async def close(self, deadline: float) -> None:
         self._closing = True

@@ -71,6 +71,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="id of this run, used in turn ids of loaded sessions (default: time and pid)",
     )
     parser.add_argument(
+        "--observe-buffer",
+        type=int,
+        default=64 * 1024 * 1024,
+        metavar="BYTES",
+        help="copies held for a busy observer before it misses some (default 64 MiB)",
+    )
+    parser.add_argument(
         "cmd", nargs=argparse.REMAINDER, metavar="-- CMD [ARGS...]", help="the ACP agent command"
     )
 
@@ -108,6 +115,11 @@ def run(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     sink: dict[str, str]
     if args.events is not None:
+        try:  # fail now, with a clear word, rather than lose events later
+            with open(args.events, "a", encoding="utf-8"):
+                pass
+        except OSError as exc:
+            return _fail(f"--events: cannot write {args.events}: {exc}")
         sink = {"events": str(args.events)}
     else:
         if args.token_file is None:
@@ -134,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
     )
-    relay = Relay(cmd, observer)
+    relay = Relay(cmd, observer, queue_limit=args.observe_buffer)
     status = relay.run()
     # The client sees the end of our output now, not after the events drain.
     devnull = os.open(os.devnull, os.O_WRONLY)

@@ -10,6 +10,7 @@ Transcript lines (see transcripts/*.acp):
   `! TEXT`   write TEXT and a newline to stderr
   `sleep S`  pause S seconds
   `exit N`   exit with status N on the spot (mid-turn if the transcript says so)
+  `signal N` kill itself with signal N
   `# ...`    comment
 Everything read from stdin is appended to RECEIVED_LOG, so the test can
 check that what the client sent arrived byte for byte. After the last step
@@ -66,6 +67,8 @@ def main() -> int:
             time.sleep(float(data))
         elif op == "exit":
             os._exit(int(data))
+        elif op == "signal":
+            os.kill(os.getpid(), int(data))
     while data := os.read(0, 1 << 16):
         os.write(log, data)
     return 0
