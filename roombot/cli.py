@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("roombot.commands.replay", "run events (JSON Lines) through the turn rules"),
     "run": ("roombot.commands.run", "run the bot: join the team rooms and deliver every card"),
     "acp-proxy": ("roombot.commands.acp_proxy", "relay an ACP agent's stdio and report its turns"),
+    "report": ("roombot.commands.report", "send an event or a failure report to the report API"),
 }
 
 
