@@ -1,0 +1,136 @@
+"""`roombot report`: tell the bot about a turn from a shell script.
+
+    # one event, a batch (JSON Lines), from a file or stdin
+    roombot report --url http://127.0.0.1:8787 event.json
+    some-engine --events | roombot report -
+    # a one-shot failure report: an engine that only knows its run failed
+    roombot report --turn run-42 --room '!abc:example.org' --harness ironflow \\
+        --provider anthropic --model claude-sonnet-4 --message "529 overloaded"
+
+The token comes from $ROOMBOT_TOKEN, or --token-file; the URL from --url or
+$ROOMBOT_URL. The bot's answer is printed as JSON on stdout. Exit status: 0
+taken (or a duplicate), 1 refused (the bot's error on stderr), 2 bad usage or
+input, 3 the bot could not be reached.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+HELP = "send an event, a batch or a one-shot failure report to the bot's report API"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", nargs="?", help="a JSON event, or JSON Lines of events (- = stdin)")
+    parser.add_argument("--url", default=os.environ.get("ROOMBOT_URL"), help="$ROOMBOT_URL")
+    parser.add_argument("--token-file", type=Path, help="default: $ROOMBOT_TOKEN")
+    one = parser.add_argument_group("a one-shot failure report (instead of a file)")
+    one.add_argument("--turn", help="the run's id")
+    one.add_argument("--room", help="the room id the card goes to")
+    one.add_argument("--harness", help="what ran the turn")
+    one.add_argument("--provider")
+    one.add_argument("--model")
+    one.add_argument("--message", help="the failure in words (error form {'text': ...})")
+    one.add_argument("--status", type=int, help="an HTTP status seen (with --body)")
+    one.add_argument("--body", help="the HTTP answer's body (with --status)")
+    one.add_argument("--error-json", help="the raw error object, in any documented form")
+    one.add_argument("--event-id", help="idempotency key (default: the turn id)")
+    parser.add_argument("--tries", type=int, default=4, help="tries before giving up")
+
+
+def _usage(message: str) -> int:
+    print(f"roombot report: {message}", file=sys.stderr)
+    return 2
+
+
+def _events(text: str) -> list[dict[str, Any]]:
+    text = text.strip()
+    try:
+        one = json.loads(text)
+    except ValueError:
+        one = None
+    if isinstance(one, dict):
+        return [one]
+    out = []
+    for n, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            raise ValueError(f"line {n}: not JSON ({e})") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"line {n}: expected a JSON object")
+        out.append(obj)
+    return out
+
+
+def _error(args: argparse.Namespace) -> dict[str, Any] | str:
+    if args.error_json:
+        try:
+            err = json.loads(args.error_json)
+        except ValueError as e:
+            return f"--error-json is not JSON ({e})"
+        return err if isinstance(err, dict) else "--error-json must be a JSON object"
+    if args.status is not None:
+        return {"status": args.status, "body": args.body or ""}
+    if args.message:
+        return {"text": args.message}
+    return "a report needs --message, --status/--body or --error-json"
+
+
+def run(args: argparse.Namespace) -> int:
+    from roombot.report_client import Refused, ReportClient, Unreachable
+
+    if not args.url:
+        return _usage("--url (or $ROOMBOT_URL) is required")
+    if args.token_file is not None:
+        try:
+            token = args.token_file.read_text().strip()
+        except OSError as e:
+            return _usage(f"cannot read --token-file: {e}")
+    else:
+        token = os.environ.get("ROOMBOT_TOKEN", "").strip()
+    if not token:
+        return _usage("no token: set $ROOMBOT_TOKEN or --token-file")
+    client = ReportClient(args.url, token, tries=args.tries)
+    try:
+        if args.file is not None:
+            if args.turn:
+                return _usage("give a file of events or --turn ..., not both")
+            text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text()
+            events = _events(text)
+            if not events:
+                return _usage("no events in the input")
+            answer = client.send_event(events[0]) if len(events) == 1 else client.send_batch(events)
+        else:
+            missing = [f"--{k}" for k in ("turn", "room", "harness") if not getattr(args, k)]
+            if missing:
+                return _usage(f"a report needs {', '.join(missing)} (or give a file of events)")
+            err = _error(args)
+            if isinstance(err, str):
+                return _usage(err)
+            answer = client.send_report(
+                turn=args.turn,
+                room=args.room,
+                harness=args.harness,
+                error=err,
+                provider=args.provider,
+                model=args.model,
+                event_id=args.event_id,
+            )
+    except (OSError, ValueError) as e:
+        return _usage(str(e))
+    except Refused as e:
+        print(f"roombot report: refused: {e}", file=sys.stderr)
+        return 1
+    except Unreachable as e:
+        print(f"roombot report: {e}", file=sys.stderr)
+        return 3
+    print(json.dumps(answer))
+    return 0
