@@ -1,0 +1,186 @@
+"""The OpenAPI 3.1 document of the report API, built from the shipped JSON Schemas.
+
+`python -m roombot.api.openapi` rewrites roombot/api/openapi.json. The schemas are
+the one place each body is spelled; this module only adds the operations around
+them. tests/api/test_openapi.py fails when the file, the schemas or the routes
+(roombot.api.app.ROUTES) drift apart, and tests/api/test_fuzz.py checks every
+answer of the running server against the document.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from roombot.api.validation import load_schema
+
+PATH = Path(__file__).with_name("openapi.json")
+EVENT_ID = "https://roombot.invalid/schemas/event.v1.json"
+_NAMES = {
+    "batch": "Batch",
+    "report": "Report",
+    "ack": "Ack",
+    "error": "Error",
+    "turn": "Turn",
+    "health": "Health",
+}
+
+
+def _rewrite(node: Any) -> Any:
+    """Point the schemas' $refs at components (and drop their own $id/$schema)."""
+    if isinstance(node, dict):
+        out = {}
+        for k, v in node.items():
+            if k in ("$id", "$schema"):
+                continue
+            if k == "$ref" and isinstance(v, str):
+                if v in (f"{EVENT_ID}#/$defs/error", "#/$defs/error"):
+                    v = "#/components/schemas/RawError"
+                elif v == EVENT_ID:
+                    v = "#/components/schemas/Event"
+            out[k] = _rewrite(v)
+        return out
+    if isinstance(node, list):
+        return [_rewrite(v) for v in node]
+    return node
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def _json(name: str, description: str) -> dict[str, Any]:
+    return {"description": description, "content": {"application/json": {"schema": _ref(name)}}}
+
+
+def _errors(*statuses: int) -> dict[str, Any]:
+    why = {
+        400: "the body is not JSON or does not fit the schema: `field` and `expected` say where",
+        401: "no bearer token, or not one of the bot's sources",
+        403: "the source may not post to the room (or about the turn) named in `field`",
+        404: "no such turn that this source may see",
+        409: "the report names a turn the bot already follows: post a turn.report event",
+        413: "the body is over the limit (api.max_body, 1 MB by default)",
+        415: "the body is not application/json (UTF-8)",
+        429: "the source is over its rate: wait Retry-After seconds",
+        503: "the bot is starting or stopping: nothing was taken, retry",
+    }
+    out: dict[str, Any] = {}
+    for s in statuses:
+        out[str(s)] = _json("Error", why[s])
+        if s == 429:
+            out[str(s)]["headers"] = {
+                "Retry-After": {"schema": {"type": "string"}, "description": "seconds"}
+            }
+    return out
+
+
+def _post(summary: str, description: str, body: str, *extra: int) -> dict[str, Any]:
+    return {
+        "post": {
+            "summary": summary,
+            "description": description,
+            "requestBody": {
+                "required": True,
+                "content": {"application/json": {"schema": _ref(body)}},
+            },
+            "responses": {
+                "202": _json(
+                    "Ack", "durable: the bot acts on these events even if it dies right now"
+                ),
+                **_errors(400, 401, 403, *extra, 413, 415, 429, 503),
+            },
+        }
+    }
+
+
+def build() -> dict[str, Any]:
+    event = load_schema("event")
+    components: dict[str, Any] = {
+        "RawError": _rewrite(event["$defs"]["error"]),
+        "Event": _rewrite({k: v for k, v in event.items() if k != "$defs"}),
+    }
+    for name, title in _NAMES.items():
+        components[title] = _rewrite(load_schema(name))
+    paths: dict[str, Any] = {
+        "/v1/events": _post(
+            "Post one event",
+            "One event of format v1. A repeated event_id is answered as a duplicate.",
+            "Event",
+        ),
+        "/v1/batch": _post(
+            "Post a batch of events",
+            "Up to 1000 events, taken whole or refused whole (one bad event refuses all, "
+            "and the error names it as events[i]).",
+            "Batch",
+        ),
+        "/v1/reports": _post(
+            "Post a one-shot failure report",
+            "An engine that only knows a run failed. Recorded as turn.started + turn.ended "
+            "with the error; posting it again is a duplicate.",
+            "Report",
+            409,
+        ),
+        "/v1/turns/{turn}": {
+            "get": {
+                "summary": "What the bot knows about a turn",
+                "parameters": [
+                    {"name": "turn", "in": "path", "required": True, "schema": {"type": "string"}}
+                ],
+                "responses": {
+                    "200": _json("Turn", "open or decided, and the card if one was posted"),
+                    **_errors(401, 404),
+                },
+            }
+        },
+        "/healthz": {
+            "get": {
+                "summary": "Liveness of the API and its pipeline",
+                "security": [],
+                "responses": {
+                    "200": _json("Health", "running"),
+                    "503": _json("Health", "the pipeline is not running"),
+                },
+            }
+        },
+        "/metrics": {
+            "get": {
+                "summary": "Prometheus metrics of the report API",
+                "security": [],
+                "responses": {
+                    "200": {
+                        "description": "Prometheus text format",
+                        "content": {"text/plain": {"schema": {"type": "string"}}},
+                    }
+                },
+            }
+        },
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {
+            "title": "roombot report API",
+            "version": "1",
+            "description": "How hubs, engines and in-harness reporters tell roombot about "
+            "turns. See docs/report-api.md.",
+        },
+        "servers": [{"url": "http://127.0.0.1:8787"}],
+        "security": [{"bearer": []}],
+        "paths": paths,
+        "components": {
+            "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+            "schemas": components,
+        },
+    }
+
+
+def render() -> str:
+    return json.dumps(build(), indent=2, ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--check"]:
+        sys.exit(0 if PATH.read_text() == render() else 1)
+    PATH.write_text(render())
