@@ -273,7 +273,7 @@ class _Turn:
         "room",
         "session",
         "signals",
-        "start_key",
+        "started_at",
         "state",
         "turn",
     )
@@ -287,7 +287,7 @@ class _Turn:
         self.model: str | None = None
         self.node: str | None = None
         self.session: str | None = None
-        self.start_key: _Key | None = None
+        self.started_at: float | None = None
         self.first_now = now
         self.signals: list[_Signal] | None = None
         self.chunks: list[tuple[_Key, str]] | None = None
@@ -340,25 +340,29 @@ class TurnMachine:
         self._timers: list[tuple[float, int, str, int]] = []  # (deadline, seq, turn, gen)
         self._seq = itertools.count()
         self._now = -math.inf
+        self._next_forget = math.inf  # no remembered id can expire before this
         self.counts: Counter[str] = Counter()
 
     # -- the interface --
 
     def feed(self, event: Event, now: float) -> list[Decision]:
         """One event at time `now` (due timers run first, exactly as `tick(now)` would)."""
-        out = self.tick(now)
-        now = self._now
+        now = self._now = max(self._now, now)  # a clock going back stands still
+        out: list[Decision] = []
+        self._run_timers(now, out)
         if event.event_id is not None:
             if event.event_id in self._seen_events:
                 self.counts["duplicate_events"] += 1
                 return out
             self._seen_events[event.event_id] = now
+            self._next_forget = min(self._next_forget, now + self.config.dedup_horizon)
         if isinstance(event, HarnessExited | NodeOffline):
             self._gone(event, now, out)
         else:
             self._event(event, now, out)
         self._run_timers(now, out)  # a transition may have armed a deadline already due
-        self._forget(now)
+        if now >= self._next_forget or self._remembered() > self.config.max_remembered:
+            self._forget(now)
         return out
 
     def tick(self, now: float) -> list[Decision]:
@@ -366,7 +370,8 @@ class TurnMachine:
         self._now = max(self._now, now)  # a clock going back is treated as standing still
         out: list[Decision] = []
         self._run_timers(self._now, out)
-        self._forget(self._now)
+        if self._now >= self._next_forget or self._remembered() > self.config.max_remembered:
+            self._forget(self._now)
         return out
 
     def next_deadline(self) -> float | None:
@@ -428,11 +433,11 @@ class TurnMachine:
             turn.room, turn.harness = event.room, event.harness
             turn.provider, turn.model = event.provider, event.model
             turn.node, turn.session = event.node, event.session
-            turn.start_key = key
+            turn.started_at = key[0]
         elif isinstance(event, TurnOutput):
+            kept = min(turn.answer_len, self.config.answer_keep)  # chunks hold up to the cap
             turn.answer_len += len(event.text)
-            kept = sum(len(text) for _, text in turn.chunks or ())
-            if kept < self.config.answer_keep:
+            if kept < self.config.answer_keep and event.text:
                 turn.chunks = turn.chunks or []
                 turn.chunks.append((key, event.text[: self.config.answer_keep - kept]))
         elif isinstance(event, TurnEnded):
@@ -555,6 +560,7 @@ class TurnMachine:
             del self._turns[turn.turn]
             turn.gen += 1  # any pending timer is stale now
             self._closed[turn.turn] = (after, now)
+            self._next_forget = min(self._next_forget, now + self.config.dedup_horizon)
             if after is TurnState.ORPHANED:
                 self.counts["orphaned_turns"] += 1
         elif after is not before:
@@ -580,6 +586,9 @@ class TurnMachine:
             # the deadline, not the caller's now: the outcome must not depend on tick timing
             self._step(turn, Input.TIMER, deadline, out)
 
+    def _remembered(self) -> int:
+        return max(len(self._closed), len(self._seen_events))
+
     def _forget(self, now: float) -> None:
         """Closed turns and event ids are kept for dedup only, within bounds."""
         horizon, limit = self.config.dedup_horizon, self.config.max_remembered
@@ -594,6 +603,10 @@ class TurnMachine:
             if seen[oldest] + horizon > now and len(seen) <= limit:
                 break
             del seen[oldest]
+        # insertion order is (nearly) time order, so the fronts expire first
+        fronts = [closed[next(iter(closed))][1]] if closed else []
+        fronts += [seen[next(iter(seen))]] if seen else []
+        self._next_forget = min(fronts) + horizon if fronts else math.inf
 
     # -- the card --
 
@@ -696,7 +709,7 @@ class TurnMachine:
             turn=turn.turn,
             session=turn.session,
             node=turn.node,
-            started_at=_ms(turn.start_key[0]) if turn.start_key is not None else None,
+            started_at=_ms(turn.started_at) if turn.started_at is not None else None,
             failed_at=_ms(failed_at) if math.isfinite(failed_at) else None,
             note=note,
         )
