@@ -22,9 +22,13 @@ from nio import (
     MegolmEvent,
     RoomCreateResponse,
     RoomMessage,
+    RoomMessagesResponse,
     SyncResponse,
 )
 from nio.crypto.attachments import decrypt_attachment
+
+# Up to 1000 timeline events per room per sync; beyond that, the gap is paginated.
+_FILTER = {"room": {"timeline": {"limit": 1000}}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +70,7 @@ class Viewer:
             config=AsyncClientConfig(encryption_enabled=True, max_timeouts=2, max_limit_exceeded=5),
         )
         self._ids: set[str] = set()
+        self._started = False
 
     async def login(self, device_name: str = "viewer") -> None:
         resp = await asyncio.wait_for(self.client.login(self.password, device_name), 30)
@@ -109,13 +114,19 @@ class Viewer:
 
     async def sync(self, timeout_ms: int = 1000) -> None:
         c = self.client
-        resp = await asyncio.wait_for(c.sync(timeout=timeout_ms), timeout_ms / 1000 + 30)
+        resp = await asyncio.wait_for(
+            c.sync(timeout=timeout_ms, sync_filter=_FILTER), timeout_ms / 1000 + 30
+        )
         if not isinstance(resp, SyncResponse):
             raise RuntimeError(f"viewer sync failed: {resp}")
         now = time.monotonic()
         for room_id, info in resp.rooms.join.items():
+            if info.timeline.limited and self._started:
+                # More arrived than one sync carries: fetch the gap, oldest first.
+                await self._backfill(room_id, info.timeline.prev_batch, now)
             for event in info.timeline.events:
                 self._record(room_id, event, now)
+        self._started = True
         if c.outgoing_to_device_messages:
             await c.send_to_device_messages()
         if c.should_upload_keys:
@@ -124,6 +135,22 @@ class Viewer:
             await c.keys_query()
         if c.should_claim_keys:
             await c.keys_claim(c.get_users_for_key_claiming())
+
+    async def _backfill(self, room_id: str, token: str, now: float) -> None:
+        older: list[Any] = []
+        while token:
+            resp = await asyncio.wait_for(
+                self.client.room_messages(room_id, start=token, limit=500), 60
+            )
+            if not isinstance(resp, RoomMessagesResponse) or not resp.chunk:
+                break
+            new = [e for e in resp.chunk if getattr(e, "event_id", None) not in self._ids]
+            older.extend(new)
+            if len(new) < len(resp.chunk):
+                break  # reached what we already have
+            token = resp.end
+        for event in reversed(older):
+            self._record(room_id, event, now)
 
     def _record(self, room_id: str, event: Any, now: float) -> None:
         if isinstance(event, MegolmEvent):  # nio could not decrypt it
