@@ -57,8 +57,9 @@ class ObserverSettings:
     flush_bytes: int = 16 * 1024
     flush_seconds: float = 1.0
     # Answer text reported per turn, in characters: enough to see an error
-    # posing as the answer; an answer longer than that is an answer.
-    max_text: int = 1024 * 1024
+    # posing as the answer (an answer longer than that is an answer), and
+    # small enough that every event fits the report API's body limit.
+    max_text: int = 64 * 1024
 
 
 @dataclass

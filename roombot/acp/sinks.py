@@ -40,23 +40,51 @@ class Rejected(Exception):
     """The bot answered that it will never take this batch (a 4xx other than auth)."""
 
 
-# Worth retrying: the bot may take the same batch later.
-_RETRY_STATUSES = frozenset({401, 403, 408, 425, 429})
+class Unavailable(Exception):
+    """Not now: the bot is down, busy or refuses the token; `wait` is its Retry-After."""
+
+    def __init__(self, message: str, wait: float | None = None) -> None:
+        super().__init__(message)
+        self.wait = wait
+
+
+# Worth retrying: the bot may take the same batch later (401: a token fixed later).
+_RETRY_STATUSES = frozenset({401, 408, 425, 429})
+BATCH_PATH = "/v1/batch"  # the report API's route for a batch (docs/report-api.md)
+BATCH_BYTES = 512 * 1024  # under the API's default 1 MiB body limit
 
 
 async def post_events(
-    session: aiohttp.ClientSession, url: str, token: str, events: list[Event]
+    session: aiohttp.ClientSession, base_url: str, token: str, events: list[Event]
 ) -> None:
-    """One POST of a batch; raises Rejected or RuntimeError on anything but 2xx."""
+    """One POST of a batch to the report API; raises Rejected or Unavailable unless 2xx."""
+    url = base_url.rstrip("/") + BATCH_PATH
     headers = {"Authorization": f"Bearer {token}"}
-    async with session.post(url, json={"events": events}, headers=headers) as resp:
-        if resp.status // 100 == 2:
-            return
-        body = (await resp.text())[:500]
-        message = f"{url} answered {resp.status}: {body}"
-        if resp.status // 100 == 4 and resp.status not in _RETRY_STATUSES:
-            raise Rejected(message)
-        raise RuntimeError(message)
+    try:
+        async with session.post(url, json={"events": events}, headers=headers) as resp:
+            if resp.status // 100 == 2:
+                return
+            body = (await resp.text())[:500]
+            message = f"{url} answered {resp.status}: {body}"
+            if resp.status // 100 == 4 and resp.status not in _RETRY_STATUSES:
+                raise Rejected(message)
+            try:
+                wait = float(resp.headers.get("Retry-After", ""))
+            except ValueError:
+                wait = None
+            raise Unavailable(message, wait)
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        raise Unavailable(f"{url}: {exc or type(exc).__name__}") from exc
+
+
+def fit(batch: list[tuple[int, Event]], budget: int) -> list[tuple[int, Event]]:
+    """The longest head of `batch` whose JSON fits `budget` bytes (at least one event)."""
+    size = 0
+    for i, (_, event) in enumerate(batch):
+        size += len(json.dumps(event)) + 2
+        if size > budget and i > 0:
+            return batch[:i]
+    return batch
 
 
 class ReportSink:
@@ -96,15 +124,15 @@ class ReportSink:
             while True:
                 await self._wake.wait()
                 self._wake.clear()
-                while batch := self.spool.batch(self.batch_size):
+                while batch := fit(self.spool.batch(self.batch_size), BATCH_BYTES):
                     try:
                         await post_events(session, self.url, self._token, [e for _, e in batch])
                     except Rejected as exc:
                         self._rejected(batch, str(exc))
                         continue
-                    except (aiohttp.ClientError, TimeoutError, RuntimeError) as exc:
-                        self.last_error = str(exc) or type(exc).__name__
-                        await asyncio.sleep(backoff)
+                    except Unavailable as exc:
+                        self.last_error = str(exc)
+                        await asyncio.sleep(max(backoff, min(exc.wait or 0.0, 300.0)))
                         backoff = min(backoff * 2, 30.0)
                         continue
                     backoff = 0.5
