@@ -145,6 +145,7 @@ class Pipeline:
             "decisions": 0,
             "enqueued": 0,
             "rule_failures": 0,
+            "commits": 0,
         }
         self.replayed = 0
         self.started = False
@@ -395,6 +396,7 @@ class Pipeline:
                 if not p.future.done():
                     p.future.set_exception(e)
             return
+        self.counts["commits"] += 1
         for p, acks in zip(batch, results, strict=True):
             for ev, ack in zip(p.events, acks, strict=True):
                 if not ack.duplicate:

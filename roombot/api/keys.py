@@ -9,7 +9,7 @@ from aiohttp import web
 if TYPE_CHECKING:
     from roombot.api.access import RateLimits, Tokens
     from roombot.api.metrics import ApiMetrics
-    from roombot.api.settings import ApiSettings
+    from roombot.api.settings import ApiSettings, SourceSettings
     from roombot.api.sink import Sink
 
 SETTINGS: web.AppKey[ApiSettings] = web.AppKey("settings")
@@ -17,6 +17,5 @@ SINK: web.AppKey[Sink] = web.AppKey("sink")
 TOKENS: web.AppKey[Tokens] = web.AppKey("tokens")
 LIMITS: web.AppKey[RateLimits] = web.AppKey("limits")
 METRICS: web.AppKey[ApiMetrics] = web.AppKey("metrics")
-# request keys (plain strings: aiohttp has no typed request keys)
-SOURCE = "roombot.source"
-JSON = "roombot.json"
+SOURCE: web.RequestKey[SourceSettings] = web.RequestKey("source")  # who is posting
+JSON: web.RequestKey[object] = web.RequestKey("json")  # the decoded body

@@ -67,9 +67,12 @@ def refuse(status: int, message: str, **extra: Any) -> web.HTTPException:
         headers["Retry-After"] = str(max(1, math.ceil(extra["retry_after"])))
     if status == 401:
         headers["WWW-Authenticate"] = 'Bearer realm="roombot"'
-    return _CLASSES[status](
-        text=_json_text(status, message, extra), content_type="application/json", headers=headers
-    )
+    text = _json_text(status, message, extra)
+    if status == 413:  # the one class that wants the sizes (only for a text we replace)
+        return web.HTTPRequestEntityTooLarge(
+            0, text=text, content_type="application/json", headers=headers
+        )
+    return _CLASSES[status](text=text, content_type="application/json", headers=headers)
 
 
 def _route_name(request: web.Request) -> str:

@@ -1,0 +1,168 @@
+"""The pipeline on a real SQLite journal: restarts, kills, ticks, pruning, group commit."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+
+from roombot.api.validation import parse_batch
+from roombot.events import parse_event
+from roombot.outbox import Outbox
+from roombot.pipeline import Pipeline
+from roombot.turns import TurnMachine, TurnRules
+from tests.api.conftest import RULES, TOKENS, failed_end, started
+from tests.api.serve_api import KILL_RULES
+from tests.api.test_api import wait_for
+
+
+async def test_a_new_pipeline_on_the_same_journal_acts_on_events_acked_before(
+    tmp_path: Path,
+) -> None:
+    """Acked, then stopped before the rules decided: the next pipeline decides."""
+    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    slow = TurnRules(settle=2.0)
+    first = Pipeline(tmp_path / "j.sqlite3", TurnMachine(slow), outbox)
+    await first.start()
+    acks = await first.accept(
+        [parse_event(started("r1", event_id="s")), parse_event(failed_end("r1", event_id="e"))]
+    )
+    assert [a.duplicate for a in acks] == [False, False]
+    await first.stop()  # within the settle window: no decision yet
+    assert outbox.get("r1/post") is None
+
+    second = Pipeline(tmp_path / "j.sqlite3", TurnMachine(slow), outbox)
+    await second.start()
+    assert second.replayed == 2
+    assert second.room_of("r1") is not None
+    await wait_for(lambda: outbox.get("r1/post") is not None)
+    # the event ids are still known after the restart
+    again = await second.accept([parse_event(started("r1", event_id="s"))])
+    assert again[0].duplicate
+    await second.stop()
+
+    # A third start re-derives the same decision: the outbox holds it once.
+    third = Pipeline(tmp_path / "j.sqlite3", TurnMachine(slow), outbox)
+    await third.start()
+    await asyncio.sleep(0.1)
+    assert third.counts["decisions"] == 1 and third.counts["enqueued"] == 0
+    assert outbox.counts()["pending"] == 1
+    await third.stop()
+    outbox.close()
+
+
+async def test_a_bot_killed_right_after_the_202_still_acts_on_the_events(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "tests.api.serve_api", str(tmp_path), env=env
+    )
+    try:
+        port_file = tmp_path / "port"
+        await wait_for(port_file.exists, timeout=30)
+        url = f"http://127.0.0.1:{port_file.read_text()}/v1/batch"
+        batch = {"events": [started("k1", event_id="k1s"), failed_end("k1", event_id="k1e")]}
+        headers = {"Authorization": f"Bearer {TOKENS['hub']}"}
+        async with aiohttp.ClientSession() as session:
+            async with session.post(url, json=batch, headers=headers) as resp:
+                assert resp.status == 202
+            proc.send_signal(signal.SIGKILL)  # no clean shutdown of any kind
+        await proc.wait()
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    assert outbox.get("k1/post") is None  # the dead process had not decided yet
+    pipeline = Pipeline(tmp_path / "journal.sqlite3", TurnMachine(KILL_RULES), outbox)
+    await pipeline.start()
+    try:
+        assert pipeline.replayed == 2
+        await wait_for(lambda: outbox.get("k1/post") is not None, timeout=10)
+        notice = outbox.get("k1/post")
+        assert notice is not None and "Overloaded" in notice.error.message
+    finally:
+        await pipeline.stop()
+        outbox.close()
+
+
+async def test_decisions_made_by_a_tick_are_replayed_without_a_second_notice(
+    tmp_path: Path,
+) -> None:
+    """A turn that ends with no answer and no reason is decided by the grace timer."""
+    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    p = Pipeline(tmp_path / "j.sqlite3", TurnMachine(RULES), outbox)
+    await p.start()
+    await p.accept(
+        parse_batch(
+            {
+                "events": [
+                    started("q1"),
+                    {"type": "turn.ended", "turn": "q1", "stop_reason": "end_turn"},
+                ]
+            }
+        )
+    )
+    await wait_for(lambda: outbox.get("q1/post") is not None)
+    await p.stop()
+    p2 = Pipeline(tmp_path / "j.sqlite3", TurnMachine(RULES), outbox)
+    await p2.start()
+    await asyncio.sleep(0.3)
+    status = p2.status("q1")
+    assert status is not None and status.state == "decided" and status.notice == "post"
+    assert p2.counts["decisions"] == 1 and p2.counts["enqueued"] == 0
+    assert outbox.counts()["pending"] == 1
+    await p2.stop()
+    outbox.close()
+
+
+async def test_journal_rows_of_turns_decided_beyond_the_horizon_are_dropped(
+    tmp_path: Path,
+) -> None:
+    clock = [1_000_000.0]
+    rules = TurnRules(settle=0.0, grace=0.0, dedup_horizon=100.0)
+    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    p = Pipeline(
+        tmp_path / "j.sqlite3", TurnMachine(rules), outbox, clock=lambda: clock[0], prune_every=0.05
+    )
+    await p.start()
+    await p.accept(parse_batch({"events": [started("old"), failed_end("old")]}))
+    await p.accept([parse_event(started("running"))])
+    await wait_for(lambda: outbox.get("old/post") is not None)
+    before = await p.journal_size()
+    assert before >= 3
+    clock[0] += 50  # within the horizon: kept
+    await asyncio.sleep(0.2)
+    assert await p.journal_size() >= 3 and p.status("old") is not None
+    clock[0] += 100  # beyond it
+    await wait_for(lambda: p.room_of("old") is None)
+    await asyncio.sleep(0.1)
+    # only the open turn's row is left
+    assert await p.journal_size() == 1
+    assert p.room_of("running") is not None
+    await p.stop()
+    p2 = Pipeline(tmp_path / "j.sqlite3", TurnMachine(rules), outbox, clock=lambda: clock[0])
+    await p2.start()
+    assert p2.replayed == 1 and p2.status("running") is not None
+    await p2.stop()
+    outbox.close()
+
+
+async def test_concurrent_posts_share_commits_and_all_are_durable(tmp_path: Path) -> None:
+    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    p = Pipeline(tmp_path / "j.sqlite3", TurnMachine(RULES), outbox)
+    await p.start()
+    t0 = time.monotonic()
+    results = await asyncio.gather(
+        *(p.accept([parse_event(started(f"c{i}", event_id=f"c{i}"))]) for i in range(300))
+    )
+    assert time.monotonic() - t0 < 60
+    assert all(len(r) == 1 and not r[0].duplicate for r in results)
+    assert await p.journal_size() == 300
+    assert p.counts["commits"] < 300  # grouped
+    await p.stop()
+    outbox.close()
