@@ -68,6 +68,11 @@ def parse_line(line: bytes) -> tuple[bool, object]:
     if not text:
         return False, None
     try:
-        return True, json.loads(text)
+        return True, _DECODER.decode(text.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return False, None
+
+
+# One decoder for every line (json.loads with options builds one per call).
+# NaN and Infinity are not JSON: read them as null so no event carries them.
+_DECODER = json.JSONDecoder(parse_constant=lambda _: None)

@@ -1,7 +1,7 @@
 """The observer process: frames from the relay on stdin, events to the sink.
 
 Started by `roombot acp-proxy` as `python -m roombot.acp.observe_main CONFIG`
-(CONFIG is JSON, see `observer_config`). It runs apart from the relay so
+(CONFIG is JSON, see `settings.to_json`). It runs apart from the relay so
 that parsing never takes time from relaying; when it falls behind, the relay
 drops copies and this side resynchronises.
 """
@@ -17,49 +17,19 @@ from typing import Any
 
 from roombot.acp import frames
 from roombot.acp.lines import LineBuffer, parse_line
-from roombot.acp.observer import Observer, ObserverSettings, Sender
-from roombot.acp.rooms import RoomRules
-from roombot.acp.sinks import JsonLinesSink, ReportSink, Sink
+from roombot.acp.observer import Observer, Sender
+from roombot.acp.settings import from_json
+from roombot.acp.sinks import JsonLinesSink, Sink
 
 _SENDERS: dict[bytes, Sender] = {frames.CLIENT: "client", frames.AGENT: "agent"}
-
-
-def observer_config(
-    settings: ObserverSettings, sink: dict[str, str], drain_seconds: float
-) -> dict[str, Any]:
-    rules = settings.rules
-    return {
-        "settings": {
-            "command_name": settings.command_name,
-            "harness": settings.harness,
-            "provider": settings.provider,
-            "model": settings.model,
-            "run": settings.run,
-        },
-        "rules": {
-            "room": rules.room,
-            "by_cwd": [list(p) for p in rules.by_cwd],
-            "by_harness": dict(rules.by_harness),
-        },
-        "sink": sink,
-        "drain_seconds": drain_seconds,
-    }
-
-
-def _settings(config: dict[str, Any]) -> ObserverSettings:
-    r = config["rules"]
-    rules = RoomRules(
-        room=r["room"],
-        by_cwd=tuple((a, b) for a, b in r["by_cwd"]),
-        by_harness=r["by_harness"],
-    )
-    return ObserverSettings(rules=rules, **config["settings"])
 
 
 def _sink(config: dict[str, Any]) -> Sink:
     spec = config["sink"]
     if "events" in spec:
         return JsonLinesSink(spec["events"])
+    from roombot.acp.report import ReportSink  # aiohttp only when it is needed
+
     with open(spec["token_file"], encoding="utf-8") as f:  # never on a command line
         token = f.read().strip()
     sink = ReportSink(spec["url"], token, spec["spool"])
@@ -68,7 +38,7 @@ def _sink(config: dict[str, Any]) -> Sink:
 
 
 async def observe(config: dict[str, Any]) -> int:
-    settings = _settings(config)
+    settings = from_json(config)
     observer = Observer(settings)
     sink = _sink(config)
     lines = {frames.CLIENT: LineBuffer(), frames.AGENT: LineBuffer()}
@@ -95,11 +65,18 @@ async def observe(config: dict[str, Any]) -> int:
                         sink.emit(observer.feed(_SENDERS[tag], value, at))
             elif tag == frames.GAP:
                 lines[payload].gap()
+                observer.gap(_SENDERS[payload])
             elif tag == frames.EXIT:
                 info = json.loads(payload)
                 sink.emit(observer.exited(info["code"], info["stderr"], at))
                 done = True
         sink.emit(observer.tick(time.time()))
+    if observer.stats["uncertain"]:
+        print(
+            f"roombot acp-proxy: {observer.stats['uncertain']} turn(s) not reported: "
+            "the observer fell behind while they were open",
+            file=sys.stderr,
+        )
     await sink.close(loop.time() + float(config["drain_seconds"]))
     return 0
 

@@ -27,11 +27,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from acp.schema import AgentMessageChunk, InitializeResponse, PromptResponse, TextContentBlock
+from acp.schema import InitializeResponse, PromptResponse
 from pydantic import ValidationError
 
 from roombot.acp import build
-from roombot.acp.rooms import RoomRules
+from roombot.acp.settings import ObserverSettings
 
 Sender = Literal["client", "agent"]
 
@@ -44,22 +44,6 @@ _WATCHED = _SESSION_OPENERS | {
     "session/set_config_option",
 }
 _META_MODEL_KEYS = ("model", "modelId", "currentModelId")
-
-
-@dataclass(frozen=True)
-class ObserverSettings:
-    rules: RoomRules
-    command_name: str  # basename of the harness command: the harness name of last resort
-    harness: str | None = None
-    provider: str | None = None
-    model: str | None = None
-    run: str = "run"  # this proxy run's id, for turns on sessions it did not create
-    flush_bytes: int = 16 * 1024
-    flush_seconds: float = 1.0
-    # Answer text reported per turn, in characters: enough to see an error
-    # posing as the answer (an answer longer than that is an answer), and
-    # small enough that every event fits the report API's body limit.
-    max_text: int = 64 * 1024
 
 
 @dataclass
@@ -84,6 +68,7 @@ class _Turn:
     text_total: int = 0  # held or sent
     text_at: float = 0.0
     seq: int = 0
+    uncertain: bool = False  # copies of the agent's side were lost while it was open
 
 
 @dataclass(frozen=True)
@@ -126,14 +111,16 @@ def _model_from_result(result: Mapping[str, Any]) -> tuple[str | None, str | Non
 
 
 def _chunk_text(update: Mapping[str, Any]) -> str | None:
+    """The text of an agent_message_chunk (acp.schema.AgentMessageChunk with a
+    TextContentBlock), read straight from the dict: this runs for every chunk
+    of every answer, and validating the model costs several times the parse."""
     if update.get("sessionUpdate") != "agent_message_chunk":
         return None
-    try:
-        chunk = AgentMessageChunk.model_validate(update)
-    except ValidationError:
+    content = update.get("content")
+    if not isinstance(content, Mapping) or content.get("type") != "text":
         return None
-    content = chunk.content
-    return content.text if isinstance(content, TextContentBlock) else None
+    text = content.get("text")
+    return text if isinstance(text, str) else None
 
 
 def _stop_reason(result: object) -> str | None:
@@ -163,7 +150,13 @@ class Observer:
         self._sessions: dict[str, _Session] = {}
         self._pending: dict[str, _Pending] = {}
         self._turns: dict[str, _Turn] = {}  # open turns by prompt request key
-        self.stats: dict[str, int] = {"messages": 0, "not_jsonrpc": 0, "unmatched": 0}
+        self.stats: dict[str, int] = {
+            "messages": 0,
+            "not_jsonrpc": 0,
+            "unmatched": 0,
+            "gaps": 0,
+            "uncertain": 0,
+        }
 
     # -- what the relay tells us -------------------------------------------------
 
@@ -201,13 +194,28 @@ class Observer:
                 out.append(self._flush(turn))
         return out
 
+    def gap(self, sender: Sender) -> None:
+        """Copies from `sender` were lost (the relay outran us): whatever the agent
+        said about the open turns may be among them, their end included."""
+        if sender == "agent":
+            for turn in self._turns.values():
+                turn.uncertain = True
+        self.stats["gaps"] += 1
+
     def exited(self, code: int | None, stderr: str, at: float) -> list[build.Event]:
-        """The harness process ended: every open turn failed with it."""
+        """The harness process ended: every open turn failed with it.
+
+        Except a turn whose end may have been among lost copies: it is not
+        claimed as failed (a false card is worse than none); it is counted.
+        """
         out = self._announce(at, force=True)
         for turn in self._turns.values():
             assert turn.id is not None  # announced just above
             if turn.text:
                 out.append(self._flush(turn))
+            if turn.uncertain:
+                self.stats["uncertain"] += 1
+                continue
             out.append(
                 build.harness_exited(
                     turn.id,
@@ -242,6 +250,11 @@ class Observer:
         if method == "session/prompt":
             session_id = _str(params.get("sessionId"))
             if session_id is not None and key not in self._turns:
+                # A turn whose end we may have missed is over once its session prompts again.
+                for old in [k for k, t in self._turns.items() if t.session == session_id]:
+                    if self._turns[old].uncertain:
+                        self.stats["uncertain"] += 1
+                        del self._turns[old]
                 self._turns[key] = _Turn(key, rid, session_id, at)
 
     def _agent_response(self, message: Mapping[str, Any], at: float) -> list[build.Event]:

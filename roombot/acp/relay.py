@@ -157,6 +157,10 @@ class Relay:
                     write_all(dst, data)
                 except OSError:  # the client is gone: keep draining so the agent never blocks
                     dst = None
+        # The agent's output ended: so does ours, now, not once the observer is done.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.close(devnull)
 
     def _pump_err(self) -> None:
         assert self.agent is not None and self.agent.stderr is not None

@@ -21,10 +21,9 @@ import time
 import tomllib
 from pathlib import Path
 
-from roombot.acp.observe_main import observer_config
-from roombot.acp.observer import ObserverSettings
 from roombot.acp.relay import Relay
 from roombot.acp.rooms import RoomConfigError, RoomRules, rules_from_toml
+from roombot.acp.settings import ObserverSettings, to_json
 
 
 def _default_spool() -> Path:
@@ -140,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
         model=args.model,
         run=run_id,
     )
-    config = observer_config(settings, sink, args.drain_seconds)
+    config = to_json(settings, sink, args.drain_seconds)
     observer = subprocess.Popen(
         [sys.executable, "-m", "roombot.acp.observe_main", json.dumps(config)],
         stdin=subprocess.PIPE,
@@ -148,10 +147,6 @@ def run(args: argparse.Namespace) -> int:
     )
     relay = Relay(cmd, observer, queue_limit=args.observe_buffer)
     status = relay.run()
-    # The client sees the end of our output now, not after the events drain.
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    os.close(devnull)
     try:
         observer.wait(args.drain_seconds + 10.0)
     except subprocess.TimeoutExpired:

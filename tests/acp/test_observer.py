@@ -7,8 +7,9 @@ from typing import Any
 import pytest
 
 from roombot.acp.lines import LineBuffer, parse_line
-from roombot.acp.observer import Observer, ObserverSettings
+from roombot.acp.observer import Observer
 from roombot.acp.rooms import RoomRules
+from roombot.acp.settings import ObserverSettings
 from roombot.events import parse_event
 from tests.acp.transcript import load, without_at
 
@@ -301,3 +302,32 @@ def test_batches_and_non_objects_are_tolerated() -> None:
     events = obs.feed("client", [prompt(2), 7, None, "x"], 2.0)
     assert [ev["type"] for ev in events] == ["turn.started"]
     assert obs.stats["not_jsonrpc"] == 3
+
+
+def test_a_turn_whose_end_may_be_lost_is_not_claimed_as_failed() -> None:
+    obs = Observer(settings())
+    opened(obs)
+    obs.feed("client", prompt(2), 2.0)
+    obs.gap("agent")  # the agent's answer to prompt 2 may have been in the lost copies
+    assert obs.exited(1, "", 3.0) == []
+    assert obs.stats["uncertain"] == 1
+
+
+def test_a_lost_end_is_forgotten_when_the_session_prompts_again() -> None:
+    obs = Observer(settings())
+    opened(obs)
+    obs.feed("client", prompt(2), 2.0)
+    obs.gap("agent")
+    obs.feed("client", prompt(3), 4.0)
+    update = {"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": "hi"}}
+    chunk = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {"sessionId": "s1", "update": update},
+    }
+    obs.feed("agent", chunk, 4.1)
+    events = obs.exited(1, "boom", 5.0)
+    assert [(ev["type"], ev["turn"]) for ev in events] == [
+        ("turn.output", "acp/s1/3"),
+        ("harness.exited", "acp/s1/3"),
+    ]
