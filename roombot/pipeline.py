@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 import sqlite3
 import time
 from collections.abc import Callable, Sequence
@@ -46,6 +47,11 @@ from roombot.events import (
 from roombot.turns import CLOSED, TurnMachine, TurnView
 
 log = logging.getLogger("roombot.pipeline")
+
+
+class Unavailable(RuntimeError):
+    """The pipeline cannot take events now (not running, or the journal write failed);
+    nothing of the call was taken, so the source may retry."""
 
 
 class OutboxLike(Protocol):
@@ -133,6 +139,7 @@ class Pipeline:
         self._wake = asyncio.Event()
         self._ticks: list[float] = []  # ticks not yet journalled (written with the next commit)
         self._last_prune = 0.0
+        self._hold_ticks_until = -math.inf
         # What the API needs to know without asking SQLite: bounded by the pruning.
         # turn -> (room, event_id) of its first turn.started
         self._room: dict[str, tuple[str, str | None]] = {}
@@ -148,7 +155,6 @@ class Pipeline:
             "commits": 0,
         }
         self.replayed = 0
-        self.started = False
 
     # -- lifetime --------------------------------------------------------------
 
@@ -158,7 +164,6 @@ class Pipeline:
         rows = await loop.run_in_executor(self._io, self._open_db)
         self._replay(rows)
         self._engine = asyncio.create_task(self._run(), name="pipeline")
-        self.started = True
 
     async def stop(self) -> None:
         """Stop the engine; accepts already queued are committed first."""
@@ -171,7 +176,11 @@ class Pipeline:
         if self._db is not None:
             await loop.run_in_executor(self._io, self._flush_and_close)
         self._io.shutdown(wait=True)
-        self.started = False
+
+    @property
+    def started(self) -> bool:
+        """True while the engine runs (False before start, after stop, or if it died)."""
+        return self._engine is not None and not self._engine.done()
 
     async def __aenter__(self) -> Pipeline:
         await self.start()
@@ -185,7 +194,7 @@ class Pipeline:
     async def accept(self, events: Sequence[Event]) -> list[Ack]:
         """Journal the events durably; one Ack per event, in order."""
         if self._engine is None or self._engine.done():
-            raise RuntimeError("the pipeline is not running")
+            raise Unavailable("the pipeline is not running")
         if not events:
             return []
         future: asyncio.Future[list[Ack]] = asyncio.get_running_loop().create_future()
@@ -320,7 +329,7 @@ class Pipeline:
         now = 0.0
         for kind, now, body in rows:
             if kind == "tick":
-                self._after(self.machine.tick(now), now, None)
+                self._tick(now, journal=False)
                 continue
             assert body is not None
             event = parse_event(json.loads(body))
@@ -359,6 +368,8 @@ class Pipeline:
         self._tick(self.clock())
         while True:
             deadline = self.machine.next_deadline()
+            if deadline is not None:
+                deadline = max(deadline, self._hold_ticks_until)
             timeout = self.prune_every
             if deadline is not None:
                 timeout = min(timeout, max(0.0, deadline - self.clock()))
@@ -373,11 +384,22 @@ class Pipeline:
                 await self._commit_group(loop)
             if now - self._last_prune >= self.prune_every:
                 self._last_prune = now
-                await self._prune_old(loop, now)
+                try:
+                    await self._prune_old(loop, now)
+                except Exception:  # a full disk must not stop the bot; try again later
+                    log.exception("journal pruning failed")
 
-    def _tick(self, now: float) -> None:
-        self._ticks.append(now)
-        self._after(self.machine.tick(now), now, None)
+    def _tick(self, now: float, *, journal: bool = True) -> None:
+        if journal:
+            self._ticks.append(now)
+        try:
+            self._after(self.machine.tick(now), now, None)
+        except Exception:
+            # A bug in the rules must not stop the journal; wait a second before the
+            # next tick so that a timer that keeps failing cannot spin the loop.
+            self.counts["rule_failures"] += 1
+            self._hold_ticks_until = now + 1.0
+            log.exception("turn rules failed on a tick")
 
     async def _commit_group(self, loop: asyncio.AbstractEventLoop) -> None:
         batch: list[_Pending] = []
@@ -394,7 +416,7 @@ class Pipeline:
             log.exception("journal commit failed")
             for p in batch:
                 if not p.future.done():
-                    p.future.set_exception(e)
+                    p.future.set_exception(Unavailable(f"the journal write failed: {e}"))
             return
         self.counts["commits"] += 1
         for p, acks in zip(batch, results, strict=True):

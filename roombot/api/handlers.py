@@ -14,7 +14,7 @@ from roombot.api.middlewares import Handler, refuse
 from roombot.api.rooms import RoomRefused, check_rooms
 from roombot.api.validation import BodyError, parse_batch, parse_one, parse_report
 from roombot.events import Event
-from roombot.pipeline import Ack, TurnStatus
+from roombot.pipeline import Ack, TurnStatus, Unavailable
 
 __all__ = ["Handler", "get_turn", "healthz", "metrics", "post_batch", "post_event", "post_report"]
 
@@ -33,10 +33,11 @@ async def _take(request: web.Request, events: Sequence[Event], prefix: str) -> w
     except RoomRefused as e:
         raise refuse(403, e.message, field=e.field) from None
     app[keys.LIMITS].charge(source, len(events), time.monotonic())
-    if not sink.started:
-        raise refuse(503, "the bot is starting or stopping; nothing was taken, retry")
     started = time.perf_counter()
-    acks = await sink.accept(events)
+    try:
+        acks = await sink.accept(events)
+    except Unavailable as e:
+        raise refuse(503, f"{e}; nothing was taken, retry") from None
     metrics = app[keys.METRICS]
     metrics.ack_seconds_sum += time.perf_counter() - started
     metrics.ack_count += 1

@@ -127,6 +127,11 @@ def _as_json(request: web.Request, exc: web.HTTPException) -> web.HTTPException:
     return exc
 
 
+def _routed(request: web.Request) -> bool:
+    """False when the router found no handler (404, 405): no body is read for those."""
+    return request.match_info.http_exception is None
+
+
 @web.middleware
 async def auth(request: web.Request, handler: Handler) -> web.StreamResponse:
     if request.path.startswith("/v1/"):
@@ -146,7 +151,7 @@ async def auth(request: web.Request, handler: Handler) -> web.StreamResponse:
 @web.middleware
 async def limits(request: web.Request, handler: Handler) -> web.StreamResponse:
     source = request.get(keys.SOURCE)
-    if source is not None and request.method == "POST":
+    if source is not None and request.method == "POST" and _routed(request):
         wait = request.app[keys.LIMITS].admit(source, time.monotonic())
         if wait > 0:
             raise refuse(
@@ -159,7 +164,7 @@ async def limits(request: web.Request, handler: Handler) -> web.StreamResponse:
 
 @web.middleware
 async def body(request: web.Request, handler: Handler) -> web.StreamResponse:
-    if request.method == "POST" and request.path.startswith("/v1/"):
+    if request.method == "POST" and request.path.startswith("/v1/") and _routed(request):
         if request.content_type != "application/json":
             raise refuse(
                 415,
