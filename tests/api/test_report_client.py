@@ -1,0 +1,149 @@
+"""`roombot report` and roombot.report_client against a real server over loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import socket
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp.test_utils import TestServer
+
+from roombot.api import make_app
+from roombot.api.settings import ApiSettings
+from roombot.outbox import Outbox
+from roombot.pipeline import Pipeline
+from roombot.report_client import Refused, ReportClient, Unreachable
+from tests.api.conftest import OTHER, ROOM, TOKENS, failed_end, started
+from tests.api.test_api import wait_for
+
+
+@pytest.fixture
+async def url(aiohttp_server: Callable[..., Any], settings: ApiSettings, pipeline: Pipeline) -> str:
+    server: TestServer = await aiohttp_server(make_app(settings, pipeline))
+    return f"http://127.0.0.1:{server.port}"
+
+
+async def roombot_report(
+    *args: str, stdin: bytes = b"", token: str = "hub"
+) -> tuple[int, Any, str]:
+    env = {**os.environ, "ROOMBOT_TOKEN": TOKENS[token]}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "roombot",
+        "report",
+        *args,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env=env,
+    )
+    out, err = await proc.communicate(stdin)
+    assert proc.returncode is not None
+    return proc.returncode, json.loads(out) if out.strip() else None, err.decode()
+
+
+async def test_cli_sends_json_lines_as_one_batch(
+    url: str, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    lines = "\n".join(json.dumps(e) for e in (started("c1"), failed_end("c1")))
+    code, answer, err = await roombot_report("--url", url, "-", stdin=lines.encode())
+    assert code == 0, err
+    assert answer["accepted"] == 2
+    # every event got an event_id from the client, so a retry would be a duplicate
+    assert all(e["event_id"] for e in answer["events"])
+    assert await pipeline.journal_size() == 2
+
+
+async def test_cli_sends_a_one_shot_report_and_a_repeat_is_a_duplicate(
+    url: str, outbox: Outbox
+) -> None:
+    args = (
+        "--url",
+        url,
+        "--turn",
+        "run-7",
+        "--room",
+        ROOM,
+        "--harness",
+        "ironflow",
+        "--provider",
+        "anthropic",
+        "--model",
+        "claude-x",
+        "--status",
+        "529",
+        "--body",
+        '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+    )
+    code, answer, err = await roombot_report(*args)
+    assert code == 0, err
+    assert answer["accepted"] == 2
+    await wait_for(lambda: outbox.get("run-7/post") is not None)
+    code, answer, _ = await roombot_report(*args)
+    assert code == 0 and answer["duplicates"] == 2
+
+
+async def test_cli_refusal_exits_1_naming_the_field(url: str, tmp_path: Path) -> None:
+    f = tmp_path / "event.json"
+    f.write_text(json.dumps(started("c2", room=OTHER)))
+    code, answer, err = await roombot_report("--url", url, str(f))
+    assert code == 1 and answer is None
+    assert "403" in err and "(room)" in err
+    f.write_text(json.dumps({"type": "turn.started", "turn": "c3"}))
+    code, _, err = await roombot_report("--url", url, str(f))
+    assert code == 1 and "(room)" in err and "missing" in err
+    code, _, err = await roombot_report("--url", url, str(f), token="engine")
+    assert code == 1
+
+
+async def test_cli_usage_and_unreachable(url: str) -> None:
+    code, _, err = await roombot_report("--url", url, "--turn", "x")
+    assert code == 2 and "--room" in err
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    code, _, err = await roombot_report(
+        "--url",
+        f"http://127.0.0.1:{port}",
+        "--tries",
+        "1",
+        "--turn",
+        "x",
+        "--room",
+        ROOM,
+        "--harness",
+        "h",
+        "--message",
+        "failed",
+    )
+    assert code == 3 and "gave up" in err
+
+
+async def test_client_waits_out_a_429_and_then_gets_through(url: str) -> None:
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        time.sleep(seconds)
+
+    client = ReportClient(url, TOKENS["tiny"], tries=3, sleep=sleep)
+    for i in range(3):  # the bucket holds 3 events, refilled at 1 a second
+        await asyncio.to_thread(client.send_event, started(f"b{i}"))
+    assert slept == []
+    answer = await asyncio.to_thread(client.send_event, started("b3"))
+    assert answer["accepted"] == 1
+    assert slept and slept[0] >= 1  # it honoured Retry-After
+    impatient = ReportClient(url, TOKENS["tiny"], tries=1)
+    with pytest.raises(Unreachable, match="429"):
+        await asyncio.to_thread(impatient.send_event, started("b4"))
+    with pytest.raises(Refused) as info:
+        await asyncio.to_thread(ReportClient(url, TOKENS["hub"]).send_event, {"type": "x"})
+    assert info.value.status == 400 and info.value.body["field"] == "type"
