@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed-stamp
 # The statically checked parts: `cards` and the pure stages of `roombot`.
-MYPY_PATHS = cards roombot/normalise roombot/turns.py roombot/events.py
+MYPY_PATHS = cards roombot/normalise roombot/turns.py roombot/events.py roombot/acp
 
 .PHONY: demo test lint typecheck unit clean
 

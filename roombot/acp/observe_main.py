@@ -83,7 +83,11 @@ async def observe(config: dict[str, Any]) -> int:
 
 def main(argv: list[str]) -> int:
     config = json.loads(argv[1])
-    return asyncio.run(observe(config))
+    try:
+        return asyncio.run(observe(config))
+    except Exception as exc:  # the relay goes on without us; say why, briefly
+        print(f"roombot acp-proxy: the observer stopped: {exc!r}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -24,6 +25,7 @@ from pathlib import Path
 from roombot.acp.relay import Relay
 from roombot.acp.rooms import RoomConfigError, RoomRules, rules_from_toml
 from roombot.acp.settings import ObserverSettings, to_json
+from roombot.acp.spool import Spool
 
 
 def _default_spool() -> Path:
@@ -129,6 +131,10 @@ def run(args: argparse.Namespace) -> int:
         except OSError as exc:
             return _fail(f"--token-file: cannot read {args.token_file}: {exc}")
         spool = args.spool or _default_spool()
+        try:  # the spool must work before the harness starts: it is where events wait
+            Spool(spool).close()
+        except (OSError, sqlite3.Error) as exc:
+            return _fail(f"--spool: cannot use {spool}: {exc}")
         sink = {"url": args.url, "token_file": str(args.token_file), "spool": str(spool)}
     run_id = args.run_id or f"{int(time.time() * 1000)}-{os.getpid()}"
     settings = ObserverSettings(

@@ -165,14 +165,33 @@ def test_a_command_that_cannot_start_exits_127(tmp_path: Path) -> None:
     [
         (["--events", "E"], b"no room"),
         (["--room", "!r:x", "--events", "/nonexistent/dir/e.jsonl"], b"--events: cannot write"),
-        (["--room", "!r:x", "--url", "http://127.0.0.1:9/v1/events"], b"--token-file"),
+        (["--room", "!r:x", "--url", "http://127.0.0.1:9"], b"--token-file"),
+        (
+            ["--room", "!r:x", "--url", "http://127.0.0.1:9", "--token-file", "/dev/null"],
+            b"--token-file: /dev/null is empty",
+        ),
+        (
+            [
+                "--room",
+                "!r:x",
+                "--url",
+                "http://127.0.0.1:9",
+                "--token-file",
+                "TOKEN",
+                "--spool",
+                "/proc/nope/spool.sqlite",
+            ],
+            b"--spool: cannot use",
+        ),
         (["--room", "!r:x", "--events", "E", "--"], b"no agent command"),
     ],
 )
 def test_bad_options_exit_2_naming_what_is_wrong(
     args: list[str], says: bytes, tmp_path: Path
 ) -> None:
-    args = [str(tmp_path / "e.jsonl") if a == "E" else a for a in args]
+    (tmp_path / "token").write_text("a-token-of-some-length")
+    names = {"E": str(tmp_path / "e.jsonl"), "TOKEN": str(tmp_path / "token")}
+    args = [names.get(a, a) for a in args]
     if "--" not in args:
         args += ["--", sys.executable, str(FAKE_AGENT), "/dev/null", "/dev/null"]
     proc = subprocess.run(
@@ -207,3 +226,4 @@ def test_an_observer_that_dies_never_breaks_the_relay(tmp_path: Path) -> None:
     assert run.status == 0
     assert run.received == client_bytes(recorded)
     assert run.stdout == agent_bytes(recorded)
+    assert b"the observer stopped" in run.stderr
