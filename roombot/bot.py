@@ -15,10 +15,13 @@ from typing import Any
 
 from aiohttp import web
 
+from roombot.api.app import make_app
 from roombot.config import Config
 from roombot.matrix import MatrixShell
 from roombot.observe import Metric, make_observe_app, serve
 from roombot.outbox import Courier, Outbox
+from roombot.pipeline import Pipeline
+from roombot.turns import TurnMachine
 
 log = logging.getLogger("roombot.bot")
 
@@ -36,6 +39,11 @@ class Bot:
             poll_interval=config.outbox.poll_interval,
         )
         self.shell.on_rooms_changed.append(self.courier.wake)
+        # Sources -> journal -> turn rules -> outbox. Always running (the demo and
+        # tests feed it directly); the report API in front of it only when configured.
+        self.pipeline = Pipeline(
+            config.api.journal, TurnMachine(config.turns, dict(config.reporters)), self.outbox
+        )
         self.started = asyncio.Event()
         self._stop = asyncio.Event()
         self._runners: list[web.AppRunner] = []
@@ -118,6 +126,14 @@ class Bot:
             app = make_observe_app(self.metrics, self.health)
             self._runners.append(await serve(app, m.host, m.port))
             log.info("metrics and health listening", extra={"host": m.host, "port": m.port})
+        await self.pipeline.start()
+        if self.config.api.port:
+            api = make_app(self.config.api, self.pipeline)
+            self._runners.append(await serve(api, self.config.api.host, self.config.api.port))
+            log.info(
+                "report API listening",
+                extra={"host": self.config.api.host, "port": self.config.api.port},
+            )
         try:
             start = asyncio.create_task(self.shell.start())
             stopper = asyncio.create_task(self._stop.wait())
@@ -145,6 +161,7 @@ class Bot:
         finally:
             for runner in self._runners:
                 await runner.cleanup()
+            await self.pipeline.stop()
             await self.shell.close()
             self.outbox.close()
             if handle_signals:

@@ -10,13 +10,19 @@ documents every key.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+from roombot.turns import TurnRules
+
+if TYPE_CHECKING:
+    from roombot.api.settings import ApiSettings
 
 TrustPolicy = Literal["ignore_unverified", "verified_only"]
 TRUST_POLICIES: tuple[str, ...] = ("ignore_unverified", "verified_only")
@@ -111,13 +117,6 @@ class Listen:
 
 
 @dataclass(frozen=True, slots=True)
-class ApiConfig:
-    listen: Listen
-    token: Secret
-    journal: Path
-
-
-@dataclass(frozen=True, slots=True)
 class LogConfig:
     level: str = "info"
     format: str = "json"
@@ -131,10 +130,10 @@ class Config:
     invites: InviteConfig
     outbox: OutboxConfig
     metrics: Listen
-    api: ApiConfig
+    api: ApiSettings  # validated by roombot.api.settings (the report API's own section)
     log: LogConfig
-    # Passed through to the turn rules and the reporters (validated there).
-    turns: Mapping[str, Any] = field(default_factory=dict)
+    turns: TurnRules = field(default_factory=TurnRules)
+    # reporter name -> how to enable it (named in a card's note by the turn rules)
     reporters: Mapping[str, str] = field(default_factory=dict)
 
     def room(self, ref: str) -> RoomConfig | None:
@@ -272,6 +271,26 @@ def _kind(value: object) -> str:
     return f"{type(value).__name__} ({value!r})"
 
 
+def _turn_rules(t: _Table) -> TurnRules:
+    """The [turns] table: each key a field of TurnRules, with the type of its default."""
+    defaults = TurnRules()
+    values: dict[str, Any] = {}
+    for f in dataclasses.fields(TurnRules):
+        default = getattr(defaults, f.name)
+        if isinstance(default, bool):
+            values[f.name] = t.flag(f.name, default)
+        elif isinstance(default, int):
+            values[f.name] = t.integer(f.name, default, minimum=1)
+        else:
+            values[f.name] = t.number(f.name, float(default))
+    t.finish()
+    try:
+        return TurnRules(**values)
+    except ValueError as e:
+        name = str(e).partition(":")[0]
+        raise ConfigError(t.key(name), str(e).partition(":")[2].strip()) from e
+
+
 def load_config(path: str | Path) -> Config:
     """Read and validate the TOML file at `path`; raises ConfigError naming the key."""
     path = Path(path)
@@ -360,15 +379,10 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
     )
     mt.finish()
 
-    a = top.table("api")
-    api = ApiConfig(
-        listen=Listen(
-            a.text("host", "127.0.0.1") or "127.0.0.1", a.integer("port", 0, maximum=65535)
-        ),
-        token=a.secret("token", base, "ROOMBOT_API_TOKEN"),
-        journal=a.path_("journal", base, state_dir / "journal.sqlite3"),
-    )
-    a.finish()
+    from roombot.api.settings import parse_api_settings
+
+    api_raw = top.raw("api")
+    api = parse_api_settings({} if api_raw is None else api_raw, base=base, state_dir=state_dir)
 
     lg = top.table("log")
     log = LogConfig(
@@ -377,9 +391,7 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
     )
     lg.finish()
 
-    turns = top.raw("turns") or {}
-    if not isinstance(turns, dict):
-        raise ConfigError("turns", f"expected a table, got {_kind(turns)}")
+    turns = _turn_rules(top.table("turns"))
     reporters = top.raw("reporters") or {}
     if not isinstance(reporters, dict):
         raise ConfigError("reporters", f"expected a table, got {_kind(reporters)}")
@@ -397,6 +409,6 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
         metrics=metrics,
         api=api,
         log=log,
-        turns=dict(turns),
+        turns=turns,
         reporters=dict(reporters),
     )

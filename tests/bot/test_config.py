@@ -44,7 +44,8 @@ def test_good_config_loads(tmp_path: Path) -> None:
     assert c.invites.allows("@bob:example.org") and not c.invites.allows("@eve:evil.org")
 
 
-def test_example_config_is_valid() -> None:
+def test_example_config_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ROOMBOT_API_TOKEN", "a-token-of-sufficient-length")
     c = load_config(EXAMPLE)
     assert c.rooms
 
@@ -67,6 +68,9 @@ BAD = [
     (GOOD.replace("[invites]", "[matrix2]\n[invites]"), "matrix2"),
     (GOOD + "\n[outbox]\nbackoff_initial = -1\n", "outbox.backoff_initial"),
     (GOOD.replace("[[rooms]]", "[matrix.trust]\n[[rooms]]"), "matrix"),
+    (GOOD + "\n[turns]\ngrace = -1\n", "turns.grace"),
+    (GOOD + "\n[turns]\ngrase = 1\n", "turns.grase"),
+    (GOOD + '\n[api]\nport = "80"\n', "api.port"),
     ("this is = not toml [", "(syntax)"),
 ]
 

@@ -180,7 +180,13 @@ async def test_invites_only_from_configured_people(synapse: DevServer, tmp_path:
             assert other not in bot.shell.client.rooms  # declined
             assert friend_room not in bot.shell.client.rooms  # member is not @friend
             assert team.room_id in bot.shell.client.rooms  # configured: joined
-            assert other not in bot.shell.client.invited_rooms
+        # The stranger's room shows the invite was declined (membership "leave").
+        state = synapse.request(
+            "GET",
+            f"/_matrix/client/v3/rooms/{other}/state/m.room.member/{team.bot.user_id}",
+            token=stranger_user.access_token,
+        )
+        assert state["membership"] == "leave"
     finally:
         await stranger.close()
         await team.member.close()
