@@ -28,7 +28,7 @@ def _sink(config: dict[str, Any]) -> Sink:
     spec = config["sink"]
     if "events" in spec:
         return JsonLinesSink(spec["events"])
-    from roombot.acp.report import ReportSink  # aiohttp only when it is needed
+    from roombot.acp.report import ReportSink  # only when events go to the bot
 
     with open(spec["token_file"], encoding="utf-8") as f:  # never on a command line
         token = f.read().strip()

@@ -1,4 +1,9 @@
-"""`--url`: events to the bot's report API, through the SQLite spool."""
+"""`--url`: events to the bot's report API, through the SQLite spool.
+
+Posting goes through `roombot.report_client` (the report API's one client),
+one try at a time: the retrying, with backoff and across runs, is the
+spool's, so a dead bot never holds the observer.
+"""
 
 from __future__ import annotations
 
@@ -8,51 +13,35 @@ import json
 import sys
 from pathlib import Path
 
-import aiohttp
-
 from roombot.acp.sinks import Event
 from roombot.acp.spool import Spool
+from roombot.report_client import Refused, ReportClient, ReportError
 
 
 class Rejected(Exception):
-    """The bot answered that it will never take this batch (a 4xx other than auth)."""
+    """The bot answered that it will never take this batch."""
 
 
 class Unavailable(Exception):
-    """Not now: the bot is down, busy or refuses the token; `wait` is its Retry-After."""
-
-    def __init__(self, message: str, wait: float | None = None) -> None:
-        super().__init__(message)
-        self.wait = wait
+    """Not now: the bot is down or busy, or refuses the token (which may be fixed)."""
 
 
-# Worth retrying: the bot may take the same batch later (401: a token fixed later).
+# Refusals worth trying again later (401: a token fixed later). 429 and 5xx
+# come back from the client as Unreachable after its one try.
 _RETRY_STATUSES = frozenset({401, 408, 425, 429})
-BATCH_PATH = "/v1/batch"  # the report API's route for a batch (docs/report-api.md)
 BATCH_BYTES = 512 * 1024  # under the API's default 1 MiB body limit
 
 
-async def post_events(
-    session: aiohttp.ClientSession, base_url: str, token: str, events: list[Event]
-) -> None:
-    """One POST of a batch to the report API; raises Rejected or Unavailable unless 2xx."""
-    url = base_url.rstrip("/") + BATCH_PATH
-    headers = {"Authorization": f"Bearer {token}"}
+def post_events(client: ReportClient, events: list[Event]) -> None:
+    """One POST /v1/batch; raises Rejected or Unavailable unless the bot took it."""
     try:
-        async with session.post(url, json={"events": events}, headers=headers) as resp:
-            if resp.status // 100 == 2:
-                return
-            body = (await resp.text())[:500]
-            message = f"{url} answered {resp.status}: {body}"
-            if resp.status // 100 == 4 and resp.status not in _RETRY_STATUSES:
-                raise Rejected(message)
-            try:
-                wait = float(resp.headers.get("Retry-After", ""))
-            except ValueError:
-                wait = None
-            raise Unavailable(message, wait)
-    except (aiohttp.ClientError, TimeoutError) as exc:
-        raise Unavailable(f"{url}: {exc or type(exc).__name__}") from exc
+        client.send_batch(events)
+    except Refused as exc:
+        if exc.status in _RETRY_STATUSES or exc.status >= 500:
+            raise Unavailable(str(exc)) from exc
+        raise Rejected(str(exc)) from exc
+    except (ReportError, OSError, ValueError) as exc:
+        raise Unavailable(str(exc)) from exc
 
 
 def fit(batch: list[tuple[int, Event]], budget: int) -> list[tuple[int, Event]]:
@@ -97,28 +86,27 @@ class ReportSink:
 
     async def _send_loop(self) -> None:
         backoff = 0.5
-        timeout = aiohttp.ClientTimeout(total=10)
-        async with aiohttp.ClientSession(timeout=timeout) as session:
-            while True:
-                await self._wake.wait()
-                self._wake.clear()
-                while batch := fit(self.spool.batch(self.batch_size), BATCH_BYTES):
-                    try:
-                        await post_events(session, self.url, self._token, [e for _, e in batch])
-                    except Rejected as exc:
-                        self._rejected(batch, str(exc))
-                        continue
-                    except Unavailable as exc:
-                        self.last_error = str(exc)
-                        await asyncio.sleep(max(backoff, min(exc.wait or 0.0, 300.0)))
-                        backoff = min(backoff * 2, 30.0)
-                        continue
-                    backoff = 0.5
-                    self.batch_size = self.BATCH
-                    self.spool.remove([seq for seq, _ in batch])
-                    self.sent += len(batch)
-                if self._closing:
-                    return
+        client = ReportClient(self.url, self._token, timeout=5.0, tries=1)
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            while batch := fit(self.spool.batch(self.batch_size), BATCH_BYTES):
+                try:
+                    await asyncio.to_thread(post_events, client, [e for _, e in batch])
+                except Rejected as exc:
+                    self._rejected(batch, str(exc))
+                    continue
+                except Unavailable as exc:
+                    self.last_error = str(exc)
+                    await asyncio.sleep(backoff)
+                    backoff = min(backoff * 2, 30.0)
+                    continue
+                backoff = 0.5
+                self.batch_size = self.BATCH
+                self.spool.remove([seq for seq, _ in batch])
+                self.sent += len(batch)
+            if self._closing:
+                return
 
     def _rejected(self, batch: list[tuple[int, Event]], why: str) -> None:
         """A batch the bot refuses: narrow it down to the event at fault, then drop that one.

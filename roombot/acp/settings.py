@@ -1,6 +1,6 @@
 """What the observer is told at start; light to import, so the relay starts fast.
 
-The relay's process never imports the observer (nor pydantic, nor aiohttp):
+The relay's process never imports the observer (nor pydantic, nor the report client):
 it hands these settings over as JSON to the observer process.
 """
 
