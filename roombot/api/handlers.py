@@ -32,7 +32,7 @@ async def _take(request: web.Request, events: Sequence[Event], prefix: str) -> w
         check_rooms(source, events, sink.room_of, prefix=prefix)
     except RoomRefused as e:
         raise refuse(403, e.message, field=e.field) from None
-    app[keys.LIMITS].charge(source, len(events), time.monotonic())
+    app[keys.LIMITS].charge(source, len(events) - 1, time.monotonic())  # 1 paid at the door
     started = time.perf_counter()
     try:
         acks = await sink.accept(events)

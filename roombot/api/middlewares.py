@@ -152,13 +152,17 @@ async def auth(request: web.Request, handler: Handler) -> web.StreamResponse:
 async def limits(request: web.Request, handler: Handler) -> web.StreamResponse:
     source = request.get(keys.SOURCE)
     if source is not None and request.method == "POST" and _routed(request):
-        wait = request.app[keys.LIMITS].admit(source, time.monotonic())
+        now = time.monotonic()
+        wait = request.app[keys.LIMITS].admit(source, now)
         if wait > 0:
             raise refuse(
                 429,
                 f"source {source.name!r} is over its rate of {source.rate:g} events/s",
                 retry_after=round(wait, 3),
             )
+        # Every post costs one token, refused or not, so a source sending bad posts in a
+        # loop is slowed down too; the handler charges the rest of a batch's events.
+        request.app[keys.LIMITS].charge(source, 1, now)
     return await handler(request)
 
 

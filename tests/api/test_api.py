@@ -298,3 +298,21 @@ async def test_healthz_and_metrics(client: Client, pipeline: Pipeline) -> None:
     assert resp.status == 503 and (await resp.json())["ok"] is False
     resp = await client.post("/v1/events", json=started("m3"), headers=auth("hub"))
     assert resp.status == 503
+
+
+async def test_bad_posts_cost_tokens_too(client: Client) -> None:
+    statuses = []
+    for _ in range(5):
+        resp = await client.post("/v1/events", json={"type": "nope"}, headers=auth("tiny"))
+        statuses.append(resp.status)
+    assert statuses[:3] == [400, 400, 400] and statuses[3:] == [429, 429]
+
+
+async def test_a_batch_pays_one_token_per_event(client: Client) -> None:
+    # The bucket of "tiny" holds 3: a batch of 5 gets in while it is not empty, then the
+    # debt it leaves holds the source back.
+    batch = {"events": [started("d1"), *[failed_end("d1") for _ in range(4)]]}
+    assert (await client.post("/v1/batch", json=batch, headers=auth("tiny"))).status == 202
+    resp = await client.post("/v1/events", json=started("d2"), headers=auth("tiny"))
+    assert resp.status == 429
+    assert int(resp.headers["Retry-After"]) >= 3  # 2 events of debt + 1 token, at 1/s
