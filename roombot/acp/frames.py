@@ -4,8 +4,9 @@ A frame is a tag byte, the time the relay saw the bytes (float64, seconds
 since the epoch), the payload length (uint32) and the payload. Tags:
 
 - `c`: bytes the client sent to the agent; `a`: bytes the agent sent back.
-- `g`: the relay dropped copies of one direction (payload `c` or `a`): the
-  observer resynchronises at that direction's next newline.
+- `g`: the relay dropped copies of one direction (payload `c` or `a`, then
+  `\n` if the dropped bytes ended a line): the observer drops the broken line
+  and, unless the gap ended at a line end, skips to the next newline.
 - `x`: the harness exited; payload is JSON `{"code": int | null, "stderr": str}`.
 """
 

@@ -20,12 +20,13 @@ class LineBuffer:
         self._skipping = False  # inside a line we cannot observe whole
         self.stats: dict[str, int] = {"lines": 0, "too_long": 0, "gaps": 0}
 
-    def gap(self) -> None:
-        """Some bytes of this direction were not copied to us."""
+    def gap(self, *, at_line_end: bool = False) -> None:
+        """Some bytes of this direction were not copied to us; `at_line_end`
+        when the last of them was a newline (what follows starts a line)."""
         self.stats["gaps"] += 1
         self._parts.clear()
         self._size = 0
-        self._skipping = True
+        self._skipping = not at_line_end
 
     def feed(self, chunk: bytes) -> list[bytes]:
         lines: list[bytes] = []

@@ -64,8 +64,9 @@ async def observe(config: dict[str, Any]) -> int:
                     if ok:
                         sink.emit(observer.feed(_SENDERS[tag], value, at))
             elif tag == frames.GAP:
-                lines[payload].gap()
-                observer.gap(_SENDERS[payload])
+                side = payload[:1]
+                lines[side].gap(at_line_end=payload[1:] == b"\n")
+                observer.gap(_SENDERS[side])
             elif tag == frames.EXIT:
                 info = json.loads(payload)
                 sink.emit(observer.exited(info["code"], info["stderr"], at))

@@ -90,13 +90,18 @@ class _Copier:
     def __init__(self, queue: CopyQueue, tag: bytes, stats: RelayStats) -> None:
         self.queue, self.tag, self.stats = queue, tag, stats
         self.lost = False
+        self.lost_at_line_end = False
 
     def copy(self, data: bytes, at: float) -> None:
         if self.lost:
-            self.queue.offer(frames.encode(frames.GAP, at, self.tag), force=True)
+            # Tell the observer whether the lost bytes ended a line: then the
+            # next copy starts a fresh line and nothing more need be skipped.
+            clean = b"\n" if self.lost_at_line_end else b""
+            self.queue.offer(frames.encode(frames.GAP, at, self.tag + clean), force=True)
             self.lost = False
         if not self.queue.offer(frames.encode(self.tag, at, data)):
             self.lost = True
+            self.lost_at_line_end = data.endswith(b"\n")
             self.stats.dropped[self.tag.decode()] += 1
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -15,15 +16,21 @@ class Sink(Protocol):
 
 
 class JsonLinesSink:
-    """`--events FILE`: one event a line, appended, flushed per batch; `roombot replay` reads it."""
+    """`--events FILE`: one event a line, appended; `roombot replay` reads it.
+
+    Each batch is one write(2) on an O_APPEND descriptor, so proxies sharing a
+    file never interleave inside a line.
+    """
 
     def __init__(self, path: str | Path) -> None:
-        self._file = open(path, "a", encoding="utf-8")  # noqa: SIM115 (open for the run)
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def emit(self, events: list[Event]) -> None:
         if events:
-            self._file.write("".join(json.dumps(ev) + "\n" for ev in events))
-            self._file.flush()
+            data = "".join(json.dumps(ev) + "\n" for ev in events).encode()
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self._fd, view) :]
 
     async def close(self, deadline: float) -> None:
-        self._file.close()
+        os.close(self._fd)

@@ -40,6 +40,13 @@ def test_a_gap_drops_the_broken_line_and_resumes_at_the_next() -> None:
     assert buf.stats["gaps"] == 1
 
 
+def test_a_gap_that_ended_a_line_loses_nothing_more() -> None:
+    buf = LineBuffer()
+    assert buf.feed(b'{"a":') == []
+    buf.gap(at_line_end=True)  # the rest of {"a": ... and its newline were lost
+    assert buf.feed(b'{"c":3}\n') == [b'{"c":3}']
+
+
 def test_a_line_over_the_limit_is_skipped_and_counted_not_held() -> None:
     buf = LineBuffer(max_line=10)
     assert buf.feed(b"0123456789abc") == []

@@ -227,3 +227,46 @@ def test_an_observer_that_dies_never_breaks_the_relay(tmp_path: Path) -> None:
     assert run.received == client_bytes(recorded)
     assert run.stdout == agent_bytes(recorded)
     assert b"the observer stopped" in run.stderr
+
+
+def test_an_observer_that_falls_behind_misses_only_what_was_dropped(tmp_path: Path) -> None:
+    # A 1 MB chunk does not fit a 16 KiB buffer: its copies are dropped; the
+    # answer that follows is seen again, and the turn still ends.
+    big = {
+        "jsonrpc": "2.0",
+        "method": "session/update",
+        "params": {
+            "sessionId": "s",
+            "update": {
+                "sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": "y" * 2**20},
+            },
+        },
+    }
+    lines = [
+        "> " + json.dumps({"jsonrpc": "2.0", "id": 1, "method": "session/new", "params": {}}),
+        "< " + json.dumps({"jsonrpc": "2.0", "id": 1, "result": {"sessionId": "s"}}),
+        "> "
+        + json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "session/prompt",
+                "params": {"sessionId": "s", "prompt": []},
+            }
+        ),
+        "sleep 0.3",
+        "< " + json.dumps(big),
+        "sleep 0.3",
+        "< " + json.dumps({"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}}),
+    ]
+    script = tmp_path / "behind.acp"
+    script.write_text("\n".join(lines) + "\n")
+    run = run_proxy(script, tmp_path, "--room", "!r:x", "--observe-buffer", "16384")
+    assert run.status == 0
+    assert run.stdout == agent_bytes(load_path(script))
+    assert [(ev["type"], ev.get("stop_reason")) for ev in run.events] == [
+        ("turn.started", None),
+        ("turn.ended", "end_turn"),
+    ]
+    assert b"observer fell behind; copies dropped" in run.stderr
