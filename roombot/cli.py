@@ -19,7 +19,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "classify": ("roombot.commands.classify", "normalise one raw error (or answer text)"),
     "replay": ("roombot.commands.replay", "run events (JSON Lines) through the turn rules"),
     "run": ("roombot.commands.run", "run the bot: join the team rooms and deliver every card"),
-    "demo": ("roombot.commands.demo", "see it work: throwaway Synapse, encrypted room, cards read back"),
+    "demo": ("roombot.commands.demo", "throwaway Synapse, encrypted room, cards read back"),
     "acp-proxy": ("roombot.commands.acp_proxy", "relay an ACP agent's stdio and report its turns"),
     "report": ("roombot.commands.report", "send an event or a failure report to the report API"),
 }
