@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Callable, Iterable, Mapping
@@ -96,7 +97,7 @@ class ReportClient:
         return self.post("/v1/reports", body)
 
     def turn(self, turn: str) -> dict[str, Any]:
-        return self._request("GET", f"/v1/turns/{urllib.request.quote(turn, safe='')}", None)
+        return self._request("GET", "/v1/turns/" + urllib.parse.quote(turn, safe=""), None)
 
     def post(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
         return self._request("POST", path, json.dumps(body).encode())
