@@ -51,7 +51,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     out = parser.add_mutually_exclusive_group(required=True)
     out.add_argument("--events", type=Path, help="append events as JSON Lines to this file")
-    out.add_argument("--url", help="the bot's report API endpoint to POST events to")
+    out.add_argument("--url", help="the report API base URL (events go to URL/v1/batch)")
     parser.add_argument("--token-file", type=Path, help="file holding the report API token")
     parser.add_argument(
         "--spool",
