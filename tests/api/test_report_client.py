@@ -60,6 +60,8 @@ async def test_cli_sends_json_lines_as_one_batch(
     # every event got an event_id from the client, so a retry would be a duplicate
     assert all(e["event_id"] for e in answer["events"])
     assert await pipeline.journal_size() == 2
+    state = await asyncio.to_thread(ReportClient(url, TOKENS["hub"]).turn, "c1")
+    assert state["turn"] == "c1" and state["room"] == ROOM
 
 
 async def test_cli_sends_a_one_shot_report_and_a_repeat_is_a_duplicate(
