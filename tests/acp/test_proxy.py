@@ -270,3 +270,25 @@ def test_an_observer_that_falls_behind_misses_only_what_was_dropped(tmp_path: Pa
         ("turn.ended", "end_turn"),
     ]
     assert b"observer fell behind; copies dropped" in run.stderr
+
+
+def test_roombot_replay_reads_what_the_proxy_wrote(tmp_path: Path) -> None:
+    events = tmp_path / "all.jsonl"
+    for name in ("prompt_rejected", "end_turn", "dies_mid_turn"):
+        run = run_proxy(
+            TRANSCRIPTS / f"{name}.acp", tmp_path, "--room", "!r:x", "--events", str(events)
+        )
+        assert run.stdout == agent_bytes(load(name))
+    proc = subprocess.run(
+        [sys.executable, "-m", "roombot.cli", "replay", str(events)],
+        capture_output=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == 0, proc.stderr
+    posted = [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    cards = {p["turn"]: p["card"] for p in posted}
+    # one card per failed turn; the answered turn has none
+    assert set(cards) == {"acp/sess-7d1/2", "acp/pi-1/2"}
+    assert cards["acp/pi-1/2"]["kind"] == "harness_exited"
+    assert "50 requests per minute" in cards["acp/sess-7d1/2"]["message"]
