@@ -443,7 +443,13 @@ class Pipeline:
             log.exception("turn rules failed on an event", extra={"turn": event.turn})
 
     async def _prune_old(self, loop: asyncio.AbstractEventLoop, now: float) -> None:
-        old = [t for t, at in self._decided_at.items() if at < now - self.horizon]
+        # Decided beyond the horizon, or already forgotten by the rules (they also keep
+        # at most max_remembered closed turns): either way no row of it matters any more.
+        old = [
+            t
+            for t, at in self._decided_at.items()
+            if at < now - self.horizon or self.machine.state(t) is None
+        ]
         deleted = await loop.run_in_executor(self._io, self._prune, old, now)
         for turn in old:
             self._decided_at.pop(turn, None)

@@ -166,3 +166,20 @@ async def test_concurrent_posts_share_commits_and_all_are_durable(tmp_path: Path
     assert p.counts["commits"] < 300  # grouped
     await p.stop()
     outbox.close()
+
+
+async def test_turns_the_rules_forgot_leave_the_journal_too(tmp_path: Path) -> None:
+    """The rules keep at most max_remembered closed turns; the journal follows them."""
+    rules = TurnRules(settle=0.0, grace=0.0, max_remembered=2)
+    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    p = Pipeline(tmp_path / "j.sqlite3", TurnMachine(rules), outbox, prune_every=0.05)
+    await p.start()
+    for i in range(5):
+        ended = {"type": "turn.ended", "turn": f"z{i}", "stop_reason": "end_turn"}
+        await p.accept(parse_batch({"events": [started(f"z{i}"), ended]}))
+    await wait_for(lambda: p.room_of("z0") is None and p.room_of("z2") is None)
+    await asyncio.sleep(0.1)
+    assert await p.journal_size() == 4  # the two turns the rules still remember
+    assert p.room_of("z4") is not None
+    await p.stop()
+    outbox.close()
