@@ -7,7 +7,7 @@ STAMP   = $(VENV)/.installed-stamp
 # The statically checked parts: `cards` and the pure stages of `roombot`.
 MYPY_PATHS = cards roombot/normalise roombot/turns.py roombot/events.py roombot/acp/observer.py roombot/acp/build.py roombot/acp/rooms.py roombot/acp/lines.py roombot/acp/frames.py roombot/acp/settings.py
 
-.PHONY: demo test lint typecheck unit clean
+.PHONY: demo test lint typecheck unit clean harnesses
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,11 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy $(wildcard $(MYPY_PATHS))
 
-unit: $(STAMP)
+# The real harnesses the lab (tests/lab) drives: pinned, installed into lab/.harnesses/.
+harnesses:
+	lab/install.sh
+
+unit: $(STAMP) harnesses
 	$(BIN)/python -m pytest
 
 test: lint typecheck unit
