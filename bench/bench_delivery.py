@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import re
 import statistics
-import sys
 import tempfile
 import time
 import uuid
@@ -34,17 +33,14 @@ from typing import Any
 
 import aiohttp
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from cards.kinds import Kind  # noqa: E402
-from cards.notice import build_notice  # noqa: E402
-from cards.shape import Attempt, TurnError  # noqa: E402
-from roombot.bot import Bot  # noqa: E402
-from roombot.config import parse_config  # noqa: E402
-from roombot.devserver import DevServer, User  # noqa: E402
-from roombot.turns import Post  # noqa: E402
-from roombot.viewer import Viewer  # noqa: E402
-
+from cards.kinds import Kind
+from cards.notice import build_notice
+from cards.shape import Attempt, TurnError
+from roombot.bot import Bot
+from roombot.config import parse_config
+from roombot.devserver import DevServer, User
+from roombot.turns import Post
+from roombot.viewer import Viewer
 
 _TURN = re.compile(r"\((\S+)\)$")
 

@@ -236,3 +236,37 @@ async def test_rate_limits_are_honoured(
         ]
     finally:
         await team.member.close()
+
+
+async def test_health_and_metrics(synapse: DevServer, tmp_path: Path) -> None:
+    import aiohttp
+
+    from roombot.devserver import free_port
+
+    port = free_port()
+    team = await make_team(synapse, tmp_path, encrypted=True, extra=f"[metrics]\nport = {port}\n")
+    try:
+        async with running(team.config()) as bot, aiohttp.ClientSession() as http:
+            for i in range(3):
+                bot.outbox.enqueue(Post(team.room_id, f"m{i}", turn_error(f"m{i}")))
+            await wait_sent(bot, 3)
+            async with http.get(f"http://127.0.0.1:{port}/healthz") as r:
+                assert r.status == 200
+                health = await r.json()
+            async with http.get(f"http://127.0.0.1:{port}/metrics") as r:
+                assert r.status == 200
+                text = await r.text()
+        assert health["ok"] is True and health["outbox_depth"] == 0
+        values = dict(
+            line.split(" ", 1) for line in text.splitlines() if line and not line.startswith("#")
+        )
+        assert values["roombot_notices_sent_total"] == "3"
+        assert values["roombot_outbox_depth"] == "0"
+        for name in (
+            "roombot_send_retries_total",
+            "roombot_rate_limit_waits_total",
+            "roombot_encryption_failures_total",
+        ):
+            assert name in values
+    finally:
+        await team.member.close()
