@@ -27,7 +27,7 @@ class Kind(StrEnum):
     UNKNOWN = "unknown"
 
     @property
-    def title(self) -> str:
+    def label(self) -> str:
         return _TITLES[self][0]
 
     @property
@@ -45,7 +45,7 @@ class Kind(StrEnum):
         return cls.UNKNOWN
 
 
-# (short human title, one-line meaning); the README's table is made from this.
+# (short human label, one-line meaning); the README's table is made from this.
 _TITLES: dict[Kind, tuple[str, str]] = {
     Kind.QUOTA: (
         "Quota exhausted",

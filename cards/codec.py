@@ -1,0 +1,188 @@
+"""The card payload codec: `TurnError` <-> the `dev.roombot.card` content value.
+
+Writing is exact; reading is strict about what it needs and lenient about
+the rest. Every card read from a room is hostile input: `read_payload` and
+`loads_payload` never raise, they return a `CardError` naming the field.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Final
+
+from cards.kinds import Kind
+from cards.shape import Attempt, TurnError
+
+# The one place the content key, the type tag and the version are spelled.
+CARD_KEY: Final = "dev.roombot.card"
+CARD_TYPE: Final = "turn_error"
+CARD_VERSION: Final = 1
+
+# Matrix canonical JSON refuses integers beyond 2^53 in plain rooms.
+MAX_INT: Final = 2**53 - 1
+# A hostile card may list millions of attempts; no real turn tries this many.
+MAX_ATTEMPTS: Final = 1000
+
+_OPTIONAL_STR = ("provider", "model", "turn", "session", "node", "note", "message_file")
+_OPTIONAL_INT = ("retry_after", "started_at", "failed_at")
+_OPTIONAL_BOOL = ("recovered", "message_truncated")
+
+
+@dataclass(frozen=True, slots=True)
+class CardError:
+    """Why a value is not a readable card: the field (a path) and what was expected."""
+
+    field: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.problem}"
+
+
+def to_payload(err: TurnError) -> dict[str, Any]:
+    """The card payload for a turn error. Absent values are left out; no floats."""
+    out: dict[str, Any] = {
+        "type": CARD_TYPE,
+        "v": CARD_VERSION,
+        "kind": err.kind.value,
+        "message": err.message,
+        "harness": err.harness,
+    }
+    for name in (*_OPTIONAL_STR, *_OPTIONAL_INT):
+        value = getattr(err, name)
+        if value is not None:
+            out[name] = value
+    for name in _OPTIONAL_BOOL:
+        if getattr(err, name):
+            out[name] = True
+    out["attempts"] = [_attempt_payload(a) for a in err.attempts]
+    return out
+
+
+def _attempt_payload(a: Attempt) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": a.kind.value, "message": a.message}
+    for name in ("provider", "model", "status", "retry_after"):
+        value = getattr(a, name)
+        if value is not None:
+            out[name] = value
+    return out
+
+
+class _Bad(Exception):
+    def __init__(self, field: str, problem: str) -> None:
+        self.error = CardError(field, problem)
+
+
+def read_payload(obj: object) -> TurnError | CardError:
+    """A TurnError from a decoded payload, or a CardError. Never raises."""
+    try:
+        return _read(obj)
+    except _Bad as bad:
+        return bad.error
+    except (RecursionError, MemoryError):  # pragma: no cover - defensive only
+        return CardError("(card)", "too deeply nested or too large")
+
+
+def loads_payload(text: str | bytes) -> TurnError | CardError:
+    """Parse JSON text and read it as a card. Never raises."""
+    try:
+        obj = json.loads(text, parse_constant=_refuse_constant)
+    except _Bad as bad:
+        return bad.error
+    except RecursionError:
+        return CardError("(card)", "JSON nested too deeply")
+    except (ValueError, TypeError) as exc:
+        return CardError("(card)", f"not valid JSON ({exc.__class__.__name__})")
+    return read_payload(obj)
+
+
+def _refuse_constant(name: str) -> object:
+    raise _Bad("(card)", f"{name} is not a JSON number")
+
+
+def _read(obj: object) -> TurnError:
+    if not isinstance(obj, dict):
+        raise _Bad("(card)", "expected a JSON object")
+    if obj.get("type") != CARD_TYPE:
+        raise _Bad("type", f'expected "{CARD_TYPE}"')
+    version = obj.get("v")
+    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
+        raise _Bad("v", "expected a whole number >= 1")
+    attempts_raw = obj.get("attempts", [])
+    if not isinstance(attempts_raw, list):
+        raise _Bad("attempts", "expected a list")
+    if len(attempts_raw) > MAX_ATTEMPTS:
+        raise _Bad("attempts", f"more than {MAX_ATTEMPTS} attempts")
+    attempts = tuple(_read_attempt(a, f"attempts[{i}]") for i, a in enumerate(attempts_raw))
+    fields: dict[str, Any] = {
+        "kind": _kind(obj, "kind"),
+        "message": _required_str(obj, "message"),
+        "harness": _required_str(obj, "harness"),
+        "attempts": attempts,
+    }
+    for name in _OPTIONAL_STR:
+        fields[name] = _optional_str(obj, name)
+    for name in _OPTIONAL_INT:
+        fields[name] = _optional_int(obj, name)
+    for name in _OPTIONAL_BOOL:
+        fields[name] = _optional_bool(obj, name)
+    return TurnError(**fields)
+
+
+def _read_attempt(obj: object, path: str) -> Attempt:
+    if not isinstance(obj, dict):
+        raise _Bad(path, "expected a JSON object")
+    return Attempt(
+        kind=_kind(obj, "kind", path),
+        message=_required_str(obj, "message", path),
+        provider=_optional_str(obj, "provider", path),
+        model=_optional_str(obj, "model", path),
+        status=_optional_int(obj, "status", path),
+        retry_after=_optional_int(obj, "retry_after", path),
+    )
+
+
+def _name(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _kind(obj: dict[str, Any], key: str, path: str = "") -> Kind:
+    value = obj.get(key)
+    if not isinstance(value, str):
+        raise _Bad(_name(path, key), "expected a string (one of the kinds)")
+    return Kind.read(value)  # an unknown kind reads as unknown
+
+
+def _required_str(obj: dict[str, Any], key: str, path: str = "") -> str:
+    value = obj.get(key)
+    if not isinstance(value, str):
+        raise _Bad(_name(path, key), "expected a string" + ("" if key in obj else " (missing)"))
+    return value
+
+
+def _optional_str(obj: dict[str, Any], key: str, path: str = "") -> str | None:
+    value = obj.get(key)
+    if value is None or isinstance(value, str):
+        return value
+    raise _Bad(_name(path, key), "expected a string or null")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _optional_int(obj: dict[str, Any], key: str, path: str = "") -> int | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not _is_int(value) or not 0 <= value <= MAX_INT:
+        raise _Bad(_name(path, key), f"expected a whole number from 0 to {MAX_INT}")
+    return int(value)
+
+
+def _optional_bool(obj: dict[str, Any], key: str) -> bool:
+    value = obj.get(key, False)
+    if not isinstance(value, bool):
+        raise _Bad(key, "expected true or false")
+    return value
