@@ -1,0 +1,163 @@
+"""The notice's content: prose (`body`), Matrix HTML (`formatted_body`) and the card,
+kept under a size budget so the event still fits once encrypted.
+
+Matrix caps an event at 65,536 bytes with signatures; encryption grows the
+content by about a third (base64), and a 40 KB plaintext passed encrypted
+where 50 KB did not. CONTENT_BUDGET leaves room for that and for the
+envelope. Nothing is cut silently: previews carry a visible marker, and when
+even the card cannot hold the message whole, `Notice.full_message` hands the
+whole text back for the bot to attach as a file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+from urllib.parse import quote
+
+from cards.codec import CARD_KEY, to_payload
+from cards.html import escape
+from cards.render import render_matrix_html, render_plain
+from cards.shape import TurnError
+
+# Bytes of serialized content (json.dumps, ASCII-escaped: the larger of the
+# two encodings) that a notice may take.
+CONTENT_BUDGET: Final = 30_000
+# The prose previews start at this many characters and halve until they fit.
+PREVIEW_CHARS: Final = 4_000
+MIN_PREVIEW_CHARS: Final = 64
+HTML_FORMAT: Final = "org.matrix.custom.html"
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    """What the bot sends, and the whole text when the content could not hold it."""
+
+    content: dict[str, Any]
+    full_message: str | None = None
+
+
+def content_size(content: dict[str, Any]) -> int:
+    return len(json.dumps(content).encode())
+
+
+def _preview(text: str, chars: int) -> str:
+    if len(text) <= chars:
+        return text
+    rest = len(text) - chars
+    return f"{text[:chars]}… [{rest:,} more characters not shown here]"
+
+
+def _mentions(user_ids: Sequence[str]) -> tuple[str, str, dict[str, Any]]:
+    """Plain prefix, HTML pills and the m.mentions value (always present)."""
+    if not user_ids:
+        return "", "", {}
+    plain = " ".join(user_ids) + ": "
+    pills = " ".join(
+        f'<a href="https://matrix.to/#/{escape(quote(u, safe="@:"))}">{escape(u)}</a>'
+        for u in user_ids
+    )
+    return plain, f"<p>{pills}</p>", {"user_ids": list(user_ids)}
+
+
+def _content(
+    err: TurnError,
+    shown: TurnError,
+    msgtype: str,
+    mentions: Sequence[str],
+) -> dict[str, Any]:
+    """`shown` is what the prose shows (maybe shortened); `err` is what the card holds."""
+    plain_prefix, html_prefix, m_mentions = _mentions(mentions)
+    return {
+        "msgtype": msgtype,
+        "body": plain_prefix + render_plain(shown),
+        "format": HTML_FORMAT,
+        "formatted_body": html_prefix + render_matrix_html(shown),
+        CARD_KEY: to_payload(err),
+        "m.mentions": m_mentions,
+    }
+
+
+def _shorten(err: TurnError, chars: int) -> TurnError:
+    attempts = tuple(
+        dataclasses.replace(a, message=_preview(a.message, chars)) for a in err.attempts
+    )
+    return dataclasses.replace(err, message=_preview(err.message, chars), attempts=attempts)
+
+
+def _full_text(err: TurnError) -> str:
+    """The whole message, and every attempt's whole message that differs from it."""
+    sections = [err.message]
+    for i, a in enumerate(err.attempts, 1):
+        if a.message != err.message:
+            where = " / ".join(p for p in (a.provider, a.model) if p) or "provider not known"
+            sections.append(f"\n\n--- attempt {i} ({where}, {a.kind.value}) ---\n{a.message}")
+    return "".join(sections)
+
+
+def build_notice(
+    err: TurnError,
+    *,
+    msgtype: str = "m.notice",
+    mentions: Sequence[str] = (),
+    budget: int = CONTENT_BUDGET,
+) -> Notice:
+    """The notice content for a failed turn, under `budget` bytes serialized."""
+    # Sizes of the card alone tell which steps can succeed, so a 5 MB message
+    # is never rendered whole only to be thrown away.
+    card_size = content_size({CARD_KEY: to_payload(err)})
+    # 1. Everything whole.
+    if card_size * 3 <= budget:
+        content = _content(err, err, msgtype, mentions)
+        if content_size(content) <= budget:
+            return Notice(content)
+    # 2. The card keeps the message whole; the prose shows previews.
+    chars = PREVIEW_CHARS
+    while chars >= MIN_PREVIEW_CHARS and card_size < budget:
+        content = _content(err, _shorten(err, chars), msgtype, mentions)
+        if content_size(content) <= budget:
+            return Notice(content)
+        chars //= 2
+    # 3. Even the card cannot hold it: the card holds a preview too, says so,
+    #    and the whole text goes back to the caller to travel as a file.
+    marked = dataclasses.replace(err, message_truncated=True)
+    chars = PREVIEW_CHARS
+    while True:
+        short = _shorten(marked, chars)
+        content = _content(short, short, msgtype, mentions)
+        if content_size(content) <= budget or chars < MIN_PREVIEW_CHARS:
+            break
+        chars //= 2
+    if content_size(content) > budget:
+        raise ValueError(
+            f"a notice cannot fit in {budget} bytes even with every message shortened "
+            f"(harness, provider or model names, or the attempt count, are too large)"
+        )
+    return Notice(content, full_message=_full_text(err))
+
+
+def build_edit(
+    original_event_id: str,
+    err: TurnError,
+    *,
+    msgtype: str = "m.notice",
+    mentions: Sequence[str] = (),
+    budget: int = CONTENT_BUDGET,
+) -> dict[str, Any]:
+    """An m.replace edit of a posted notice. The card is repeated inside m.new_content,
+    since an edit replaces the whole content; the outer fallback stays short."""
+    new = build_notice(err, msgtype=msgtype, mentions=mentions, budget=budget - 2_000).content
+    first_line = new["body"].split("\n", 1)[0]
+    return {
+        "msgtype": msgtype,
+        "body": f"* {first_line}",
+        "format": HTML_FORMAT,
+        "formatted_body": f"* {escape(first_line)}",
+        "m.new_content": new,
+        "m.relates_to": {"rel_type": "m.replace", "event_id": original_event_id},
+        # Mentions in an edit's outer content would ping again; nobody new is mentioned.
+        "m.mentions": {},
+    }

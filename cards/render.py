@@ -1,0 +1,231 @@
+"""The reference renderers: one TurnError -> plain text, Matrix HTML, or a standalone page.
+
+All three read the same value and show the same facts: the kind, the harness,
+the provider and model when known, the provider's own words, retry-after, and
+every attempt when there were several. Provider text is always escaped and
+never becomes a live link.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Final
+
+from cards.html import escape, prose, text_block
+from cards.kinds import Kind
+from cards.shape import Attempt, TurnError
+
+# A message longer than this (characters) or with more lines is folded in
+# <details> in the Matrix HTML, so one card never floods the timeline.
+FOLD_CHARS: Final = 600
+FOLD_LINES: Final = 8
+
+# One colour per kind: (accent on light, accent on dark). Chosen for >= 4.5:1
+# contrast against the page background of each scheme.
+KIND_COLOURS: Final[dict[Kind, tuple[str, str]]] = {
+    Kind.QUOTA: ("#8a3ffc", "#be95ff"),
+    Kind.RATE_LIMIT: ("#b25b00", "#ffb454"),
+    Kind.AUTH: ("#c21e56", "#ff7eb6"),
+    Kind.BAD_REQUEST: ("#8e5a00", "#f1c21b"),
+    Kind.CONTEXT_EXHAUSTED: ("#005d5d", "#3ddbd9"),
+    Kind.TIMEOUT: ("#0043ce", "#78a9ff"),
+    Kind.PROVIDER_UNAVAILABLE: ("#da1e28", "#ff8389"),
+    Kind.REFUSAL: ("#6929c4", "#d4bbff"),
+    Kind.MAX_TOKENS: ("#007d79", "#08bdba"),
+    Kind.CANCELLED: ("#525252", "#c6c6c6"),
+    Kind.NODE_OFFLINE: ("#9f1853", "#ffafd2"),
+    Kind.HARNESS_EXITED: ("#a2191f", "#ffb3b8"),
+    Kind.UNKNOWN: ("#393939", "#e0e0e0"),
+}
+RECOVERED_COLOURS: Final = ("#198038", "#42be65")
+
+
+def _where(provider: str | None, model: str | None) -> str:
+    return " / ".join(p for p in (provider, model) if p)
+
+
+def headline(err: TurnError) -> str:
+    """One line: what failed, where. Shared by every form."""
+    parts = [err.kind.label, err.harness]
+    where = _where(err.provider, err.model)
+    if where:
+        parts.append(where)
+    return " · ".join(parts)
+
+
+def _shows_attempts(err: TurnError) -> bool:
+    return len(err.attempts) > 1
+
+
+def _attempt_line(i: int, a: Attempt) -> str:
+    where = _where(a.provider, a.model) or "(provider not known)"
+    status = f", HTTP {a.status}" if a.status is not None else ""
+    retry = f", retry after {a.retry_after} s" if a.retry_after is not None else ""
+    first = a.message.split("\n", 1)[0]
+    return f"{i}. {where}: {a.kind.label}{status}{retry}: {first}"
+
+
+def _file_line(err: TurnError) -> str | None:
+    if not err.message_truncated:
+        return None
+    if err.message_file:
+        return f"The message is shortened here; the whole text is attached ({err.message_file})."
+    return "The message is shortened here; the whole text travels separately."
+
+
+# -- plain ---------------------------------------------------------------------------
+
+
+def render_plain(err: TurnError) -> str:
+    """The `body` fallback: readable alone in any client."""
+    if err.recovered:
+        lines = [f"✅ Recovered: {err.harness} answered after all (was: {headline(err)})"]
+    else:
+        lines = [f"⚠️ {headline(err)}"]
+    lines.append(err.message)
+    file_line = _file_line(err)
+    if file_line:
+        lines.append(file_line)
+    if err.retry_after is not None:
+        lines.append(f"Retry after {err.retry_after} s.")
+    if _shows_attempts(err):
+        lines.append(f"Attempts ({len(err.attempts)}):")
+        lines.extend(_attempt_line(i, a) for i, a in enumerate(err.attempts, 1))
+    if err.note:
+        lines.append(err.note)
+    return "\n".join(lines)
+
+
+# -- Matrix HTML ---------------------------------------------------------------------
+
+
+def _message_html(message: str) -> str:
+    if len(message) <= FOLD_CHARS and message.count("\n") < FOLD_LINES:
+        return f"<blockquote>{text_block(message)}</blockquote>"
+    first = message.split("\n", 1)[0]
+    summary = first if len(first) <= 120 else first[:119] + "…"
+    return (
+        f"<details><summary>{escape(summary)}</summary>"
+        f"<pre><code>{escape(message)}</code></pre></details>"
+    )
+
+
+def _attempts_table(attempts: Iterable[Attempt]) -> str:
+    rows = []
+    for i, a in enumerate(attempts, 1):
+        status = "" if a.status is None else str(a.status)
+        retry = "" if a.retry_after is None else f"{a.retry_after} s"
+        cells = [
+            str(i),
+            escape(a.provider or ""),
+            escape(a.model or ""),
+            escape(a.kind.label),
+            status,
+            retry,
+            text_block(a.message.split("\n", 1)[0][:FOLD_CHARS]),
+        ]
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in ("#", "Provider", "Model", "Kind", "Status", "Retry after", "Message")
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+
+
+def render_matrix_html(err: TurnError) -> str:
+    """The `formatted_body`: only tags and attributes that Matrix allows."""
+    light, _ = RECOVERED_COLOURS if err.recovered else KIND_COLOURS[err.kind]
+    title = "Recovered" if err.recovered else err.kind.label
+    head = [f'<strong><span data-mx-color="{light}">{escape(title)}</span></strong>']
+    head.append(f"<code>{escape(err.harness)}</code>")
+    where = _where(err.provider, err.model)
+    if where:
+        head.append(escape(where))
+    parts = ["<p>" + " · ".join(head) + "</p>"]
+    if err.recovered:
+        parts.append(
+            f"<p>{escape(err.harness)} answered after all; "
+            f"this was reported as <em>{escape(err.kind.label)}</em>.</p>"
+        )
+    parts.append(_message_html(err.message))
+    file_line = _file_line(err)
+    if file_line:
+        parts.append(f"<p><em>{escape(file_line)}</em></p>")
+    if err.retry_after is not None:
+        parts.append(f"<p>Retry after {err.retry_after} s.</p>")
+    if _shows_attempts(err):
+        parts.append(_attempts_table(err.attempts))
+    if err.note:
+        parts.append(prose(err.note))
+    return "".join(parts)
+
+
+# -- standalone HTML -----------------------------------------------------------------
+
+
+def _css() -> str:
+    light_rules = "".join(f".kind-{k.value}{{--accent:{c[0]}}}" for k, c in KIND_COLOURS.items())
+    dark_rules = "".join(f".kind-{k.value}{{--accent:{c[1]}}}" for k, c in KIND_COLOURS.items())
+    rec_light, rec_dark = RECOVERED_COLOURS
+    return (
+        ":root{color-scheme:light dark;--bg:#ffffff;--fg:#161616;--muted:#525252;"
+        "--panel:#f4f4f4;--line:#c6c6c6}"
+        "@media (prefers-color-scheme:dark){:root{--bg:#161616;--fg:#f4f4f4;"
+        "--muted:#c6c6c6;--panel:#262626;--line:#525252}}"
+        "body{background:var(--bg);color:var(--fg);font:15px/1.5 system-ui,sans-serif;"
+        "margin:2rem auto;max-width:60rem;padding:0 1rem}"
+        ".roombot-card{border-left:6px solid var(--accent);background:var(--panel);"
+        "border-radius:6px;padding:.75rem 1rem;margin:1rem 0}"
+        ".roombot-card h3{margin:0 0 .25rem;color:var(--accent);font-size:1.05rem}"
+        ".roombot-card .meta{color:var(--muted);margin:0 0 .5rem}"
+        ".roombot-card pre{white-space:pre-wrap;overflow-wrap:anywhere;margin:0;"
+        "font:13px/1.45 ui-monospace,monospace;max-height:24rem;overflow:auto}"
+        ".roombot-card table{border-collapse:collapse;width:100%;margin-top:.5rem}"
+        ".roombot-card th,.roombot-card td{border-top:1px solid var(--line);"
+        "text-align:left;padding:.2rem .4rem;vertical-align:top}"
+        f"{light_rules}.roombot-card.recovered{{--accent:{rec_light}}}"
+        f"@media (prefers-color-scheme:dark){{{dark_rules}"
+        f".roombot-card.recovered{{--accent:{rec_dark}}}}}"
+    )
+
+
+CARD_CSS: Final = _css()
+
+
+def render_html_fragment(err: TurnError) -> str:
+    """One card as an <article> for web clients (styled by CARD_CSS)."""
+    classes = f"roombot-card kind-{err.kind.value}" + (" recovered" if err.recovered else "")
+    title = f"Recovered (was: {err.kind.label})" if err.recovered else err.kind.label
+    meta = [f"harness <code>{escape(err.harness)}</code>"]
+    where = _where(err.provider, err.model)
+    if where:
+        meta.append(escape(where))
+    if err.retry_after is not None:
+        meta.append(f"retry after {err.retry_after} s")
+    parts = [
+        f'<article class="{classes}" dir="auto">',
+        f"<h3>{escape(title)}</h3>",
+        f'<p class="meta">{" · ".join(meta)}</p>',
+        f'<pre dir="auto">{escape(err.message)}</pre>',
+    ]
+    file_line = _file_line(err)
+    if file_line:
+        parts.append(f"<p><em>{escape(file_line)}</em></p>")
+    if _shows_attempts(err):
+        parts.append(_attempts_table(err.attempts))
+    if err.note:
+        parts.append(prose(err.note))
+    parts.append("</article>")
+    return "".join(parts)
+
+
+def render_html_page(errors: Iterable[TurnError], title: str = "roombot cards") -> str:
+    """A whole HTML document with its own CSS; works in light and dark."""
+    body = "\n".join(render_html_fragment(e) for e in errors)
+    return (
+        "<!DOCTYPE html>\n"
+        f'<html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<style>{CARD_CSS}</style></head>\n<body>\n<h1>{escape(title)}</h1>\n"
+        f"{body}\n</body></html>\n"
+    )
