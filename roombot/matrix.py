@@ -269,14 +269,16 @@ class MatrixShell:
                 )
             except asyncio.CancelledError:
                 raise
-            except _NETWORK as e:
+            except Exception as e:  # network, or anything nio raises: never end the loop
                 resp = e
             if isinstance(resp, SyncResponse):
                 delay = 0.5
                 try:
                     await self._after_sync(resp)
-                except _NETWORK as e:
-                    log.warning("post-sync housekeeping failed", extra={"error": str(e)})
+                except asyncio.CancelledError:
+                    raise
+                except Exception as e:  # retried after the next sync
+                    log.warning("post-sync housekeeping failed", extra={"error": repr(e)})
                 continue
             log.warning("sync failed, retrying", extra={"error": str(resp), "retry_in_s": delay})
             with contextlib.suppress(TimeoutError):
@@ -387,7 +389,12 @@ class MatrixShell:
             joined = await self._join(notice.room)
             if joined is None:
                 return Gone(f"not a member of {notice.room} and cannot join it")
-            await self._call(self.client.sync(timeout=0))
+            # nio knows a room only from a sync: let the sync loop bring it in.
+            deadline = time.monotonic() + self.config.matrix.sync_timeout_ms / 1000 + 10
+            while room_id not in self.client.rooms and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+            if room_id not in self.client.rooms:
+                return Transient(f"joined {room_id} but no sync has shown it yet")
         room = self.client.rooms[room_id]
         content = await self._content(notice, room_id, room.encrypted)
         if not isinstance(content, dict):
