@@ -21,7 +21,8 @@ ALL_ROOMS = "*"
 DEFAULT_MAX_BODY = 1024 * 1024
 DEFAULT_RATE = 50.0
 DEFAULT_BURST = 500.0
-_ROOM = re.compile(r"^[!#][^\s:]+:[^\s]+$")
+# A room id (!opaque, with ":server" before room version 12) or an alias (#name:server).
+_ROOM = re.compile(r"^[!#][^\s]+$")
 _NAME = re.compile(r"^[A-Za-z0-9_.\-]{1,64}$")
 # A token shorter than this is a typo or a placeholder, not a secret.
 MIN_TOKEN_LENGTH = 16
