@@ -1,0 +1,192 @@
+"""Bootstrap and check: what the bot does about its cross-signing, at start and on demand.
+
+The one rule: an identity other people may have verified is never replaced
+without the operator asking (`--replace-identity`). On its own the bot only
+
+- creates an identity when neither the server nor the state directory has one,
+- publishes the stored identity when the server has none (it is still the
+  one people verified, if they did),
+- signs its own device with the stored self-signing key when that key is the
+  server's and the device lacks the signature.
+
+Everything else is reported in plain words with the command that repairs it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import Enum
+
+from roombot.crosssign.api import KeysApi
+from roombot.crosssign.assess import Assessment, State, assess
+from roombot.crosssign.keys import Identity, KeyPair, Usage
+from roombot.crosssign.recovery import encode_recovery_key
+from roombot.crosssign.store import KeyStore
+
+log = logging.getLogger("roombot.crosssign")
+
+
+class Mode(Enum):
+    START = "start"  # automatic, at the bot's start: only the safe steps
+    ON_DEMAND = "on_demand"  # `roombot crypto bootstrap`: may also re-publish sub-keys
+
+
+class RefusedError(RuntimeError):
+    """Bootstrap stopped short of a step that needs the operator; the message says which."""
+
+
+@dataclass
+class Result:
+    before: Assessment
+    after: Assessment
+    actions: list[str] = field(default_factory=list)
+    recovery_key: str | None = None  # set only when a new master key was made: show it once
+
+
+def advice(a: Assessment, config_hint: str = "CONFIG") -> str:
+    """What the operator can do about `a`, in plain words with the command."""
+    cmd = f"roombot crypto bootstrap -c {config_hint}"
+    match a.state:
+        case State.OK:
+            return ""
+        case State.NOT_SET_UP | State.NOT_PUBLISHED | State.DEVICE_UNSIGNED:
+            return f"Run: {cmd}"
+        case State.SUBKEYS_DIFFER:
+            return (
+                "Someone holding the bot's master key published other sub-keys. The master key "
+                f"(what people verify) is unchanged; to publish the stored ones again run: {cmd}"
+            )
+        case State.DEVICE_UNKNOWN:
+            return (
+                "The device has not uploaded its keys yet: start the bot once "
+                f"(roombot run -c {config_hint}), then run: {cmd}"
+            )
+        case State.KEYS_MISSING:
+            return (
+                "If you kept the recovery key printed at the first bootstrap, restore the same "
+                f"identity (nobody has to verify again): {cmd} --recovery-key-file FILE. "
+                "Otherwise make a new identity; everyone who verified the bot must verify it "
+                f"again: {cmd} --replace-identity"
+            )
+        case State.IDENTITY_DIFFERS | State.SERVER_INVALID:
+            return (
+                "The bot leaves the server's identity alone: people may have verified it. "
+                "Perhaps someone logged in as the bot elsewhere and reset cross-signing. To make "
+                "the server hold the bot's stored identity (or a new one when none is stored); "
+                f"everyone who verified the other identity must verify again: {cmd} "
+                "--replace-identity"
+            )
+    return ""
+
+
+class Bootstrapper:
+    def __init__(
+        self,
+        api: KeysApi,
+        store: KeyStore,
+        password: Callable[[], str | None],
+    ) -> None:
+        self.api = api
+        self.store = store
+        self.password = password
+        self.user_id = api.user_id
+        self.device_id = api.device_id
+
+    async def check(self) -> Assessment:
+        local = self.store.load(self.user_id)
+        answer = await self.api.query()
+        return assess(answer, self.user_id, self.device_id, local)
+
+    async def run(
+        self,
+        mode: Mode,
+        *,
+        replace_identity: bool = False,
+        recovery_seed: bytes | None = None,
+    ) -> Result:
+        """Bring the bot to State.OK as far as `mode` and the flags allow.
+
+        Raises RefusedError when a step needs the operator, CrossSigningApiError
+        when the homeserver refuses, KeyStoreError when the key file is unusable.
+        """
+        before = await self.check()
+        actions: list[str] = []
+        recovery_key: str | None = None
+        a = before
+        local = a.local
+        publish: Identity | None = None  # keys to upload (all three)
+        needs_operator = ""
+
+        if recovery_seed is not None:
+            master = KeyPair(Usage.MASTER, recovery_seed)
+            server_master = a.server_public(Usage.MASTER)
+            if server_master is not None and server_master != master.public:
+                raise RefusedError(
+                    f"the recovery key is for master key {master.public}, but the homeserver "
+                    f"holds {server_master}; nothing was changed"
+                )
+            if local is not None and local.master.public == master.public:
+                actions.append("the recovery key matches the stored master key")
+            else:
+                if local is not None and a.state is not State.IDENTITY_DIFFERS:
+                    raise RefusedError(
+                        f"the state directory already holds master key {local.master.public}; "
+                        "the recovery key is for another one; nothing was changed"
+                    )
+                local = Identity.with_master(self.user_id, master)
+                self.store.save(local)
+                publish = local
+                actions.append("restored the master key from the recovery key, new sub-keys")
+
+        if publish is None:
+            match a.state:
+                case State.NOT_SET_UP:
+                    local = Identity.generate(self.user_id)
+                    # Saved before upload: a crash in between leaves keys that the next
+                    # run publishes (NOT_PUBLISHED), never an identity without its keys.
+                    self.store.save(local)
+                    recovery_key = encode_recovery_key(local.master.seed)
+                    publish = local
+                    actions.append("created a new cross-signing identity")
+                case State.NOT_PUBLISHED:
+                    publish = local
+                    actions.append("published the stored identity (the server had none)")
+                case State.SUBKEYS_DIFFER if mode is Mode.ON_DEMAND:
+                    publish = local
+                    actions.append("published the stored sub-keys again (same master key)")
+                case State.KEYS_MISSING | State.IDENTITY_DIFFERS | State.SERVER_INVALID if (
+                    replace_identity
+                ):
+                    if local is None:
+                        local = Identity.generate(self.user_id)
+                        self.store.save(local)
+                        recovery_key = encode_recovery_key(local.master.seed)
+                        actions.append("replaced the server's identity with a new one")
+                    else:
+                        actions.append("replaced the server's identity with the stored one")
+                    publish = local
+                case State.OK | State.DEVICE_UNSIGNED | State.DEVICE_UNKNOWN:
+                    pass
+                case _:
+                    needs_operator = a.problem
+
+        if needs_operator:
+            raise RefusedError(needs_operator)
+        if publish is not None:
+            await self.api.upload_signing_keys(publish.upload_body(), self.password)
+            a = await self.check()
+        if a.state is State.DEVICE_UNSIGNED and a.local is not None:
+            device = await self._device_keys()
+            await self.api.upload_signatures({self.device_id: a.local.sign_device(device)})
+            actions.append(f"signed device {self.device_id} with the self-signing key")
+            a = await self.check()
+        return Result(before, a, actions, recovery_key)
+
+    async def _device_keys(self) -> dict[str, object]:
+        answer = await self.api.query()
+        device = answer.get("device_keys", {}).get(self.user_id, {}).get(self.device_id)
+        if not isinstance(device, dict):
+            raise RefusedError(f"the homeserver has no device keys for {self.device_id}")
+        return device
