@@ -143,9 +143,19 @@ async def _drive(client: AcpClient, cwd: str, timeout: float) -> dict[str, Any]:
         await client.cancel(session_id)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(_wait_pending(client), 3)
-        return {**base, "wire": "no_end", "text": f"no prompt response within {timeout:g} s", "answer": _answer(client)}
+        return {
+            **base,
+            "wire": "no_end",
+            "text": f"no prompt response within {timeout:g} s",
+            "answer": _answer(client),
+        }
     except EOFError:
-        return {**base, "wire": "exited", "text": "agent exited mid-turn", "answer": _answer(client)}
+        return {
+            **base,
+            "wire": "exited",
+            "text": "agent exited mid-turn",
+            "answer": _answer(client),
+        }
     stop = (response or {}).get("stopReason")
     answer = _answer(client)
     return {
@@ -179,10 +189,8 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
     if proc.returncode is None:
         with contextlib.suppress(ProcessLookupError):
             proc.send_signal(signal.SIGTERM)
-        try:
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(proc.wait(), 4)
-        except TimeoutError:
-            pass
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
     with contextlib.suppress(TimeoutError):
@@ -199,7 +207,9 @@ def main() -> None:
     args = parser.parse_args()
     _lo_up()
     result = asyncio.run(run_case(args))
-    print(json.dumps({k: result.get(k) for k in ("harness", "scenario", "wire", "text", "seconds")}))
+    print(
+        json.dumps({k: result.get(k) for k in ("harness", "scenario", "wire", "text", "seconds")})
+    )
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ line read is kept raw in `Wire.lines`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import time
 from dataclasses import dataclass, field
@@ -88,7 +89,9 @@ class AcpClient:
             fut = self._pending.get(msg.get("id"))  # type: ignore[arg-type]
             if fut is not None and not fut.done():
                 if "error" in msg:
-                    fut.set_exception(RpcError(msg["error"] if isinstance(msg["error"], dict) else {}))
+                    fut.set_exception(
+                        RpcError(msg["error"] if isinstance(msg["error"], dict) else {})
+                    )
                 else:
                     fut.set_result(msg.get("result"))
             return
@@ -148,10 +151,8 @@ class AcpClient:
         await self.notify("session/cancel", {"sessionId": session_id})
 
     async def close(self) -> None:
-        try:
+        with contextlib.suppress(ConnectionResetError, BrokenPipeError):
             self.stdin.close()
-        except (ConnectionResetError, BrokenPipeError):
-            pass
         self._reader.cancel()
 
 

@@ -1,4 +1,4 @@
-"""docs/harnesses.md from the lab's rows: per harness and version, each failure, the wire, the card."""
+"""docs/harnesses.md from the lab's rows: per harness and version, each failure, its card."""
 
 from __future__ import annotations
 
@@ -81,7 +81,8 @@ def markdown(rows: Sequence[Row], elapsed: float) -> str:
         "\"Provider's sentence\" says whether the provider's own words reached the",
         "wire; where they did, the card must carry them.",
         "",
-        f"Last run: {time.strftime('%Y-%m-%d', time.gmtime())}, {len(rows)} cases in {elapsed:.0f} s.",
+        f"Last run: {time.strftime('%Y-%m-%d', time.gmtime())}, "
+        f"{len(rows)} cases in {elapsed:.0f} s.",
         "",
         "## Summary",
         "",
@@ -120,7 +121,11 @@ def markdown(rows: Sequence[Row], elapsed: float) -> str:
         version = next((r.version for r in mine if r.version), "")
         out.append(f"## {harness.name}")
         out.append("")
-        out.append(f"Package: {harness.package}" + (f"; agent reports version {version}" if version else "") + ".")
+        out.append(
+            f"Package: {harness.package}"
+            + (f"; agent reports version {version}" if version else "")
+            + "."
+        )
         out.append(f"Simulator API: {harness.api}.")
         out.append("")
         if harness.unsupported:
@@ -128,7 +133,8 @@ def markdown(rows: Sequence[Row], elapsed: float) -> str:
             out.append("")
             continue
         out.append(
-            "| failure | on the wire | provider's sentence | what the harness said | card kind | card message | verdict |"
+            "| failure | on the wire | provider's sentence | what the harness said "
+            "| card kind | card message | verdict |"
         )
         out.append("|---|---|---|---|---|---|---|")
         for r in mine:

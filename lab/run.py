@@ -152,7 +152,9 @@ def run_case(harness: setups.Harness, scenario: str, fallback: bool, out: Path) 
     row.wire = str(result.get("wire"))
     row.wire_text = str(result.get("text") or "")
     row.stop_reason = result.get("stop_reason")
-    row.requests = [f"{r['method']} {r['path']} {r['model'] or ''}".strip() for r in result["requests"]]
+    row.requests = [
+        f"{r['method']} {r['path']} {r['model'] or ''}".strip() for r in result["requests"]
+    ]
     decisions = replay(case_dir / "events.jsonl")
     posts = [d for d in decisions if "card" in d]
     row.retracted = any(d.get("retract") for d in decisions)
@@ -200,7 +202,9 @@ def judge(row: Row, api: str) -> None:
         if row.provider_sentence_on_wire and phrase and phrase.lower() not in message.lower():
             row.problems.append("the provider's sentence was on the wire but not in the card")
         if row.wire == "dropped" and "reply" not in message.lower() and kind == "unknown":
-            row.problems.append("a dropped error must still say the agent completed without a reply")
+            row.problems.append(
+                "a dropped error must still say the agent completed without a reply"
+            )
     row.verdict = "ok" if not row.problems else "; ".join(row.problems)
 
 
@@ -212,7 +216,9 @@ def lost_sentence_kinds(expected: str | None) -> set[str | None]:
     return kinds
 
 
-def matrix(harnesses: list[str] | None, scenarios: list[str] | None) -> list[tuple[setups.Harness, str, bool]]:
+def matrix(
+    harnesses: list[str] | None, scenarios: list[str] | None
+) -> list[tuple[setups.Harness, str, bool]]:
     cases: list[tuple[setups.Harness, str, bool]] = []
     for harness in setups.HARNESS_LIST:
         if harnesses and harness.name not in harnesses:
@@ -227,13 +233,16 @@ def matrix(harnesses: list[str] | None, scenarios: list[str] | None) -> list[tup
     return cases
 
 
-def run_matrix(out: Path, harnesses: list[str] | None = None, scenarios: list[str] | None = None) -> list[Row]:
+def run_matrix(
+    out: Path, harnesses: list[str] | None = None, scenarios: list[str] | None = None
+) -> list[Row]:
     rows = []
     for harness, scenario, fallback in matrix(harnesses, scenarios):
         row = run_case(harness, scenario, fallback, out)
         print(
             f"{row.harness:12} {row.scenario:13}{' (fallback)' if row.fallback else '':11} "
-            f"{row.wire:12} card={(row.card or {}).get('kind')!s:22} {row.seconds:5.1f}s  {row.verdict}",
+            f"{row.wire:12} card={(row.card or {}).get('kind')!s:22} "
+            f"{row.seconds:5.1f}s  {row.verdict}",
             flush=True,
         )
         rows.append(row)

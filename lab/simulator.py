@@ -119,15 +119,23 @@ def anthropic_failure(scenario: str, model: str, retry_after: int) -> Failure:
             f"tokens for {model}",
         )
     if scenario == "context":
-        return err(400, "invalid_request_error", "prompt is too long: 212894 tokens > 200000 maximum")
+        return err(
+            400, "invalid_request_error", "prompt is too long: 212894 tokens > 200000 maximum"
+        )
     if scenario == "overloaded":
         return err(529, "overloaded_error", "Overloaded")
     return err(500, "api_error", "Internal server error")
 
 
 def openai_failure(scenario: str, model: str, retry_after: int, *, responses: bool) -> Failure:
-    def err(status: int, message: str, etype: str, code: str | None, param: str | None = None,
-            **headers: str) -> Failure:
+    def err(
+        status: int,
+        message: str,
+        etype: str,
+        code: str | None,
+        param: str | None = None,
+        **headers: str,
+    ) -> Failure:
         body = {"error": {"message": message, "type": etype, "param": param, "code": code}}
         return Failure(status, body, {"x-request-id": "req_" + _rid(), **headers})
 
@@ -249,7 +257,10 @@ def gemini_failure(scenario: str, model: str, retry_after: int) -> Failure:
                     "generate_content_free_tier_requests",
                 ),
                 help_link,
-                {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": f"{retry_after}s"},
+                {
+                    "@type": "type.googleapis.com/google.rpc.RetryInfo",
+                    "retryDelay": f"{retry_after}s",
+                },
             ],
         )
     if scenario == "quota":
@@ -336,7 +347,9 @@ async def _start_sse(request: web.Request) -> web.StreamResponse:
     return resp
 
 
-async def anthropic_answer(request: web.Request, body: dict[str, Any], refusal: bool) -> web.StreamResponse:
+async def anthropic_answer(
+    request: web.Request, body: dict[str, Any], refusal: bool
+) -> web.StreamResponse:
     model = str(body.get("model", "claude"))
     mid = "msg_lab" + _rid()
     text = "" if refusal else ANSWER_TEXT
@@ -369,11 +382,19 @@ async def anthropic_answer(request: web.Request, body: dict[str, Any], refusal: 
     }
     await _sse(resp, {"type": "message_start", "message": message}, "message_start")
     if text:
-        block = {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}
+        block = {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "text", "text": ""},
+        }
         await _sse(resp, block, "content_block_start")
         await _sse(resp, {"type": "ping"}, "ping")
         for word in _words(text):
-            delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": word}}
+            delta = {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": word},
+            }
             await _sse(resp, delta, "content_block_delta")
         await _sse(resp, {"type": "content_block_stop", "index": 0}, "content_block_stop")
     end = {
@@ -387,7 +408,9 @@ async def anthropic_answer(request: web.Request, body: dict[str, Any], refusal: 
     return resp
 
 
-async def chat_answer(request: web.Request, body: dict[str, Any], refusal: bool) -> web.StreamResponse:
+async def chat_answer(
+    request: web.Request, body: dict[str, Any], refusal: bool
+) -> web.StreamResponse:
     model = str(body.get("model", "gpt"))
     cid = "chatcmpl-lab" + _rid()
     created = int(time.time())
@@ -414,7 +437,9 @@ async def chat_answer(request: web.Request, body: dict[str, Any], refusal: bool)
             "created": created,
             "model": model,
             "system_fingerprint": "fp_lab",
-            "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}],
+            "choices": [
+                {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish_reason}
+            ],
         }
 
     await _sse(resp, chunk({"role": "assistant", "content": "", "refusal": None}, None))
@@ -439,7 +464,9 @@ async def chat_answer(request: web.Request, body: dict[str, Any], refusal: bool)
     return resp
 
 
-async def responses_answer(request: web.Request, body: dict[str, Any], refusal: bool) -> web.StreamResponse:
+async def responses_answer(
+    request: web.Request, body: dict[str, Any], refusal: bool
+) -> web.StreamResponse:
     model = str(body.get("model", "gpt"))
     rid = "resp_lab" + _rid()
     item_id = "msg_lab" + _rid()
@@ -491,10 +518,18 @@ async def responses_answer(request: web.Request, body: dict[str, Any], refusal: 
 
     await ev("response.created", response=response("in_progress", [], False))
     await ev("response.in_progress", response=response("in_progress", [], False))
-    item = {"id": item_id, "type": "message", "status": "in_progress", "role": "assistant", "content": []}
+    item = {
+        "id": item_id,
+        "type": "message",
+        "status": "in_progress",
+        "role": "assistant",
+        "content": [],
+    }
     await ev("response.output_item.added", output_index=0, item=item)
     empty: dict[str, Any] = (
-        {"type": "refusal", "refusal": ""} if refusal else {"type": "output_text", "text": "", "annotations": []}
+        {"type": "refusal", "refusal": ""}
+        if refusal
+        else {"type": "output_text", "text": "", "annotations": []}
     )
     at = {"item_id": item_id, "output_index": 0, "content_index": 0}
     await ev("response.content_part.added", **at, part=empty)
@@ -513,7 +548,9 @@ async def responses_answer(request: web.Request, body: dict[str, Any], refusal: 
     return resp
 
 
-async def gemini_answer(request: web.Request, model: str, stream: bool, refusal: bool) -> web.StreamResponse:
+async def gemini_answer(
+    request: web.Request, model: str, stream: bool, refusal: bool
+) -> web.StreamResponse:
     usage = {"promptTokenCount": 12, "candidatesTokenCount": 9, "totalTokenCount": 21}
     rid = _rid()
 
@@ -523,10 +560,19 @@ async def gemini_answer(request: web.Request, model: str, stream: bool, refusal:
             cand["finishReason"] = finish
         if finish == "SAFETY":
             cand["safetyRatings"] = [
-                {"category": "HARM_CATEGORY_DANGEROUS_CONTENT", "probability": "HIGH", "blocked": True}
+                {
+                    "category": "HARM_CATEGORY_DANGEROUS_CONTENT",
+                    "probability": "HIGH",
+                    "blocked": True,
+                }
             ]
             cand.pop("content")
-        return {"candidates": [cand], "usageMetadata": usage, "modelVersion": model, "responseId": rid}
+        return {
+            "candidates": [cand],
+            "usageMetadata": usage,
+            "modelVersion": model,
+            "responseId": rid,
+        }
 
     if not stream:
         if refusal:
@@ -539,7 +585,9 @@ async def gemini_answer(request: web.Request, model: str, stream: bool, refusal:
         words = _words(ANSWER_TEXT)
         for i, word in enumerate(words):
             finish = "STOP" if i == len(words) - 1 else None
-            await resp.write(("data: " + json.dumps(chunk([{"text": word}], finish)) + "\r\n\r\n").encode())
+            await resp.write(
+                ("data: " + json.dumps(chunk([{"text": word}], finish)) + "\r\n\r\n").encode()
+            )
     await resp.write_eof()
     return resp
 
@@ -631,7 +679,9 @@ class Simulator:
         names = list(self.script.models) or ["lab-model"]
         if request.path.startswith("/v1beta"):
             return web.json_response({"models": [{"name": f"models/{n}"} for n in names]})
-        data = [{"id": n, "object": "model", "created": 1700000000, "owned_by": "lab"} for n in names]
+        data = [
+            {"id": n, "object": "model", "created": 1700000000, "owned_by": "lab"} for n in names
+        ]
         return web.json_response({"object": "list", "data": data})
 
     async def gemini(self, request: web.Request) -> web.StreamResponse:
@@ -658,7 +708,14 @@ class Simulator:
         if request.method == "HEAD" or request.path == "/":
             return web.Response(status=200)  # Claude Code's reachability probe
         return web.json_response(
-            {"error": {"message": f"Unknown request URL: {request.method} {request.path}", "type": "invalid_request_error", "param": None, "code": "unknown_url"}},
+            {
+                "error": {
+                    "message": f"Unknown request URL: {request.method} {request.path}",
+                    "type": "invalid_request_error",
+                    "param": None,
+                    "code": "unknown_url",
+                }
+            },
             status=404,
         )
 
