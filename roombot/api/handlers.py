@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from aiohttp import web
 
+from cards.codec import to_payload
 from roombot.api import keys
 from roombot.api.middlewares import Handler, refuse
 from roombot.api.rooms import RoomRefused, check_rooms
@@ -98,15 +98,7 @@ async def post_report(request: web.Request) -> web.Response:
 
 
 def _card(status: TurnStatus) -> dict[str, Any] | None:
-    if status.error is None:
-        return None
-    try:
-        from cards.codec import to_payload  # the one place the card is spelled
-    except ImportError:  # pragma: no cover - until the codec lands
-        data = dataclasses.asdict(status.error)
-        return {"type": "turn_error", "v": 1, **data}
-    payload: dict[str, Any] = to_payload(status.error)
-    return payload
+    return None if status.error is None else to_payload(status.error)
 
 
 async def get_turn(request: web.Request) -> web.Response:
