@@ -438,6 +438,14 @@ class MatrixShell:
     async def _content(
         self, notice: Notice, room_id: str, encrypted: bool
     ) -> dict[str, Any] | Outcome:
+        try:
+            return await self._build(notice, room_id, encrypted)
+        except ValueError as e:  # the builder cannot fit this card in one event at all
+            return Rejected(f"cannot build the notice: {e}")
+
+    async def _build(
+        self, notice: Notice, room_id: str, encrypted: bool
+    ) -> dict[str, Any] | Outcome:
         cards_notice = _content_builders()
         cfg = self.room_config(notice.room, room_id)
         loud = bool(cfg and cfg.loud)
