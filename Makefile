@@ -15,8 +15,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# A throwaway Synapse, an encrypted room, failed turns through the bot, read back.
 demo: $(STAMP)
-	$(BIN)/roombot render --all-examples
+	$(BIN)/roombot demo
 
 lint: $(STAMP)
 	$(BIN)/ruff check cards roombot tests bench
