@@ -30,8 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     boot.add_argument(
         "--replace-identity",
         action="store_true",
-        help="make the server hold the stored identity (or a new one) even though it holds "
-        "another; everyone who verified that other one must verify again",
+        help="give the bot a new identity even though the server holds another; everyone "
+        "who verified the bot must verify it again",
     )
     boot.add_argument(
         "--recovery-key-file",

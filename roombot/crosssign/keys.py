@@ -134,9 +134,9 @@ class Identity:
             sign_json(obj, self.user_id, self.master.signing_key)
         return obj
 
-    def upload_body(self) -> dict[str, Any]:
-        """The body of `/keys/device_signing/upload` (without `auth`)."""
-        return {u.upload_field: self.key_object(u) for u in Usage}
+    def upload_body(self, usages: tuple[Usage, ...] = tuple(Usage)) -> dict[str, Any]:
+        """The body of `/keys/device_signing/upload` (without `auth`) for `usages`."""
+        return {u.upload_field: self.key_object(u) for u in usages}
 
     def sign_device(self, device_keys: Mapping[str, Any]) -> dict[str, Any]:
         """The device keys signed by the self-signing key, for `/keys/signatures/upload`.

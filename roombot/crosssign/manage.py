@@ -56,7 +56,7 @@ def advice(a: Assessment, config_hint: str = "CONFIG") -> str:
         case State.SUBKEYS_DIFFER:
             return (
                 "Someone holding the bot's master key published other sub-keys. The master key "
-                f"(what people verify) is unchanged; to publish the stored ones again run: {cmd}"
+                f"(what people verify) is unchanged; to publish new sub-keys under it run: {cmd}"
             )
         case State.DEVICE_UNKNOWN:
             return (
@@ -73,10 +73,9 @@ def advice(a: Assessment, config_hint: str = "CONFIG") -> str:
         case State.IDENTITY_DIFFERS | State.SERVER_INVALID:
             return (
                 "The bot leaves the server's identity alone: people may have verified it. "
-                "Perhaps someone logged in as the bot elsewhere and reset cross-signing. To make "
-                "the server hold the bot's stored identity (or a new one when none is stored); "
-                f"everyone who verified the other identity must verify again: {cmd} "
-                "--replace-identity"
+                "Perhaps someone logged in as the bot elsewhere and reset cross-signing. To give "
+                "the bot a new identity (everyone who verified the bot must verify it again): "
+                f"{cmd} --replace-identity"
             )
     return ""
 
@@ -116,7 +115,10 @@ class Bootstrapper:
         recovery_key: str | None = None
         a = before
         local = a.local
-        publish: Identity | None = None  # keys to upload (all three)
+        publish: Identity | None = None  # keys to upload
+        # The sub-keys alone when the server already holds this master key: Synapse keeps
+        # every key it once held as a hidden device and answers 500 to one uploaded again.
+        subkeys_only = False
         needs_operator = ""
 
         if recovery_seed is not None:
@@ -138,6 +140,7 @@ class Bootstrapper:
                 local = Identity.with_master(self.user_id, master)
                 self.store.save(local)
                 publish = local
+                subkeys_only = server_master is not None
                 actions.append("restored the master key from the recovery key, new sub-keys")
 
         if publish is None:
@@ -153,19 +156,21 @@ class Bootstrapper:
                 case State.NOT_PUBLISHED:
                     publish = local
                     actions.append("published the stored identity (the server had none)")
-                case State.SUBKEYS_DIFFER if mode is Mode.ON_DEMAND:
+                case State.SUBKEYS_DIFFER if mode is Mode.ON_DEMAND and local is not None:
+                    # New sub-keys, not the stored ones (they may have been on the server).
+                    local = Identity.with_master(self.user_id, local.master)
+                    self.store.save(local)
                     publish = local
-                    actions.append("published the stored sub-keys again (same master key)")
+                    subkeys_only = True
+                    actions.append("published new sub-keys under the same master key")
                 case State.KEYS_MISSING | State.IDENTITY_DIFFERS | State.SERVER_INVALID if (
                     replace_identity
                 ):
-                    if local is None:
-                        local = Identity.generate(self.user_id)
-                        self.store.save(local)
-                        recovery_key = encode_recovery_key(local.master.seed)
-                        actions.append("replaced the server's identity with a new one")
-                    else:
-                        actions.append("replaced the server's identity with the stored one")
+                    # Always a new identity: the stored one may have been on the server.
+                    local = Identity.generate(self.user_id)
+                    self.store.save(local)
+                    recovery_key = encode_recovery_key(local.master.seed)
+                    actions.append("replaced the server's identity with a new one")
                     publish = local
                 case State.OK | State.DEVICE_UNSIGNED | State.DEVICE_UNKNOWN:
                     pass
@@ -175,7 +180,8 @@ class Bootstrapper:
         if needs_operator:
             raise RefusedError(needs_operator)
         if publish is not None:
-            await self.api.upload_signing_keys(publish.upload_body(), self.password)
+            usages = (Usage.SELF_SIGNING, Usage.USER_SIGNING) if subkeys_only else tuple(Usage)
+            await self.api.upload_signing_keys(publish.upload_body(usages), self.password)
             a = await self.check()
         if a.state is State.DEVICE_UNSIGNED and a.local is not None:
             device = await self._device_keys()
