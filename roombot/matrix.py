@@ -103,6 +103,10 @@ class MatrixShell:
         self.on_rooms_changed: list[Any] = []  # callbacks: a room became postable again
         self._handled_invites: set[str] = set()
         self._stop = asyncio.Event()
+        # Cross-sign the device at start (roombot.crosssign; tests switch it off to show
+        # what an unsigned bot looks like). The last check's result, for status and tests.
+        self.cross_signing = True
+        self.cross_signing_state: Any = None
 
     # -- start -------------------------------------------------------------------------
 
@@ -110,8 +114,28 @@ class MatrixShell:
         await self._login()
         if self.client.should_upload_keys:
             await self._call(self.client.keys_upload())
+        if self.cross_signing:
+            await self._cross_sign()
         await self._initial_sync()
         await self._join_configured()
+
+    async def _cross_sign(self) -> None:
+        """Since spec v1.18 (MSC4153) clients hide devices that are not cross-signed.
+
+        Bootstraps the identity the first time, checks it on every later start;
+        never raises (a problem is logged with its repair command).
+        """
+        from roombot.crosssign.startup import at_start
+
+        self.cross_signing_state = await at_start(
+            homeserver=self.config.matrix.homeserver,
+            user_id=self.client.user_id,
+            device_id=self.client.device_id,
+            access_token=self.client.access_token,
+            state_dir=self.state_dir,
+            password=self.config.matrix.password.get,
+            timeout=self.config.matrix.request_timeout,
+        )
 
     async def _call(self, aw: Any, timeout: float | None = None) -> Any:
         return await asyncio.wait_for(aw, timeout or self.config.matrix.request_timeout + 5)
