@@ -13,6 +13,7 @@ from typing import Any, Final
 
 from cards.kinds import Kind
 from cards.shape import Attempt, TurnError
+from cards.text import valid_text
 
 # The one place the content key, the type tag and the version are spelled.
 CARD_KEY: Final = "dev.roombot.card"
@@ -158,13 +159,15 @@ def _required_str(obj: dict[str, Any], key: str, path: str = "") -> str:
     value = obj.get(key)
     if not isinstance(value, str):
         raise _Bad(_name(path, key), "expected a string" + ("" if key in obj else " (missing)"))
-    return value
+    return valid_text(value)
 
 
 def _optional_str(obj: dict[str, Any], key: str, path: str = "") -> str | None:
     value = obj.get(key)
-    if value is None or isinstance(value, str):
-        return value
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return valid_text(value)
     raise _Bad(_name(path, key), "expected a string or null")
 
 

@@ -8,12 +8,18 @@ content is hostile input: nothing in it is trusted or allowed to raise.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from cards.codec import CARD_KEY, CardError, read_payload
 from cards.html import sanitize, text_block
 from cards.notice import HTML_FORMAT
 from cards.render import render_matrix_html, render_plain
 from cards.shape import TurnError
+from cards.text import valid_text
+
+# Matrix refuses events over 64 KiB, so a longer formatted_body cannot come from a
+# real event; the sanitiser's time grows with nesting depth, so it is not fed one.
+MAX_FORMATTED_BYTES: Final = 65_536
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,6 +33,7 @@ class RenderedEvent:
 
 
 def render_event(content: object) -> RenderedEvent:
+    """What to draw for any m.room.message content (or anything else). Never raises."""
     if not isinstance(content, dict):
         return RenderedEvent(plain="", html="")
     # An edit replaces the whole content with m.new_content.
@@ -42,8 +49,13 @@ def render_event(content: object) -> RenderedEvent:
             return RenderedEvent(render_plain(card), render_matrix_html(card), card=card)
         card_error = card
     body = content.get("body")
-    plain = body if isinstance(body, str) else ""
+    plain = valid_text(body) if isinstance(body, str) else ""
     formatted = content.get("formatted_body")
-    if content.get("format") == HTML_FORMAT and isinstance(formatted, str):
-        return RenderedEvent(plain, sanitize(formatted), card_error=card_error)
+    if (
+        content.get("format") == HTML_FORMAT
+        and isinstance(formatted, str)
+        and len(formatted) <= MAX_FORMATTED_BYTES
+        and len(formatted.encode("utf-8", "surrogatepass")) <= MAX_FORMATTED_BYTES
+    ):
+        return RenderedEvent(plain, sanitize(valid_text(formatted)), card_error=card_error)
     return RenderedEvent(plain, text_block(plain), card_error=card_error)

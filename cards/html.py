@@ -61,8 +61,9 @@ ALLOWED_ATTRIBUTES: Final[dict[str, frozenset[str]]] = {
     "code": frozenset({"class"}),
     "span": frozenset({"data-mx-color", "data-mx-bg-color", "data-mx-spoiler"}),
 }
-# Link schemes for <a href>; an <img src> must be mxc://.
-LINK_SCHEMES: Final = frozenset({"http", "https", "ftp", "mailto", "magnet"})
+# Link schemes for <a href>: the spec also allows ftp and magnet, but nothing we draw
+# needs them and a reader's client may hand them to other programs. <img src> is mxc:// only.
+LINK_SCHEMES: Final = frozenset({"http", "https", "mailto"})
 IMAGE_SCHEMES: Final = frozenset({"mxc"})
 
 

@@ -29,6 +29,9 @@ CONTENT_BUDGET: Final = 30_000
 # The prose previews start at this many characters and halve until they fit.
 PREVIEW_CHARS: Final = 4_000
 MIN_PREVIEW_CHARS: Final = 64
+# The last resort for absurd input: names cut to this many characters, and this many attempts.
+NAME_CHARS: Final = 200
+MAX_LISTED_ATTEMPTS: Final = 20
 HTML_FORMAT: Final = "org.matrix.custom.html"
 
 
@@ -88,14 +91,56 @@ def _shorten(err: TurnError, chars: int) -> TurnError:
     return dataclasses.replace(err, message=_preview(err.message, chars), attempts=attempts)
 
 
-def _full_text(err: TurnError) -> str:
-    """The whole message, and every attempt's whole message that differs from it."""
+def _full_text(err: TurnError, *, every_attempt: bool = False) -> str:
+    """The whole message, then each attempt's whole message that differs from it
+    (or every attempt, with its names, when the card could not list them all)."""
     sections = [err.message]
+    if every_attempt:
+        names = ", ".join(
+            f"{name}: {value}"
+            for name in ("harness", "provider", "model", "turn", "session", "node")
+            if (value := getattr(err, name))
+        )
+        sections.append(f"\n\n--- the turn ---\n{names}")
+        if err.note:
+            sections.append(f"\n{err.note}")
     for i, a in enumerate(err.attempts, 1):
-        if a.message != err.message:
+        if every_attempt or a.message != err.message:
             where = " / ".join(p for p in (a.provider, a.model) if p) or "provider not known"
-            sections.append(f"\n\n--- attempt {i} ({where}, {a.kind.value}) ---\n{a.message}")
+            status = f", HTTP {a.status}" if a.status is not None else ""
+            head = f"--- attempt {i} ({where}, {a.kind.value}{status}) ---"
+            sections.append(f"\n\n{head}\n{a.message}")
     return "".join(sections)
+
+
+def _cut(text: str | None) -> str | None:
+    if text is None or len(text) <= NAME_CHARS:
+        return text
+    return f"{text[:NAME_CHARS]}… [{len(text) - NAME_CHARS:,} more characters]"
+
+
+def _squeeze(err: TurnError) -> TurnError:
+    """Names shortened and the attempt list cut to its first few, each cut said aloud."""
+    attempts = tuple(
+        dataclasses.replace(a, provider=_cut(a.provider), model=_cut(a.model))
+        for a in err.attempts[:MAX_LISTED_ATTEMPTS]
+    )
+    hidden = len(err.attempts) - len(attempts)
+    note = _cut(err.note)
+    if hidden:
+        said = f"{hidden:,} more attempts are listed only in the whole text."
+        note = f"{note} {said}" if note else said
+    return dataclasses.replace(
+        err,
+        harness=_cut(err.harness) or "",
+        provider=_cut(err.provider),
+        model=_cut(err.model),
+        turn=_cut(err.turn),
+        session=_cut(err.session),
+        node=_cut(err.node),
+        note=note,
+        attempts=attempts,
+    )
 
 
 def build_notice(
@@ -131,6 +176,15 @@ def build_notice(
         if content_size(content) <= budget or chars < MIN_PREVIEW_CHARS:
             break
         chars //= 2
+    if content_size(content) > budget:
+        # 4. The names or the attempt list alone are too large (a hostile or broken
+        #    source): shorten the names too and list only the first attempts; the
+        #    attached text lists every attempt in full.
+        short = _squeeze(_shorten(marked, MIN_PREVIEW_CHARS))
+        content = _content(short, short, msgtype, mentions)
+        full = _full_text(err, every_attempt=True)
+        if content_size(content) <= budget:
+            return Notice(content, full_message=full)
     if content_size(content) > budget:
         raise ValueError(
             f"a notice cannot fit in {budget} bytes even with every message shortened "
