@@ -548,14 +548,14 @@ async def run_demo(out_html: Path, *, keep: bool = False, stream: TextIO = sys.s
             seen = await viewer.wait_for(room_id, posts, sender=bot_user.user_id, timeout=60)
             current = viewer.current(room_id, bot_user.user_id)
         errors: list[TurnError] = []
-        encrypted = sum(1 for s in seen if s.encrypted)
+        encrypted = sum(1 for ev in seen if ev.encrypted)
         p.note(
             f"{len(seen)} events from the bot, {encrypted} decrypted, "
             f"{len(viewer.undecryptable)} undecryptable"
         )
         with p.step("rendering every card and writing the HTML page"):
-            for s in current:
-                card = read_payload(s.content.get(CARD_KEY))
+            for ev in current:
+                card = read_payload(ev.content.get(CARD_KEY))
                 if isinstance(card, TurnError):
                     errors.append(card)
             out_html.write_text(render_html_page(errors))
