@@ -8,12 +8,14 @@ never becomes a live link.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from typing import Final
 
 from cards.html import escape, prose, text_block
 from cards.kinds import Kind
 from cards.shape import Attempt, TurnError
+from cards.text import shown, shown_name
 
 # A message longer than this (characters) or with more lines is folded in
 # <details> in the Matrix HTML, so one card never floods the timeline.
@@ -38,6 +40,29 @@ KIND_COLOURS: Final[dict[Kind, tuple[str, str]]] = {
     Kind.UNKNOWN: ("#393939", "#e0e0e0"),
 }
 RECOVERED_COLOURS: Final = ("#198038", "#42be65")
+
+
+def _opt_name(text: str | None) -> str | None:
+    return None if text is None else shown_name(text)
+
+
+def _display(err: TurnError) -> TurnError:
+    """The value as every form shows it: controls visible, names on one line."""
+    attempts = tuple(
+        dataclasses.replace(
+            a, message=shown(a.message), provider=_opt_name(a.provider), model=_opt_name(a.model)
+        )
+        for a in err.attempts
+    )
+    return dataclasses.replace(
+        err,
+        message=shown(err.message),
+        harness=shown_name(err.harness),
+        provider=_opt_name(err.provider),
+        model=_opt_name(err.model),
+        message_file=_opt_name(err.message_file),
+        attempts=attempts,
+    )
 
 
 def _where(provider: str | None, model: str | None) -> str:
@@ -78,6 +103,7 @@ def _file_line(err: TurnError) -> str | None:
 
 def render_plain(err: TurnError) -> str:
     """The `body` fallback: readable alone in any client."""
+    err = _display(err)
     if err.recovered:
         lines = [f"✅ Recovered: {err.harness} answered after all (was: {headline(err)})"]
     else:
@@ -134,6 +160,7 @@ def _attempts_table(attempts: Iterable[Attempt]) -> str:
 
 def render_matrix_html(err: TurnError) -> str:
     """The `formatted_body`: only tags and attributes that Matrix allows."""
+    err = _display(err)
     light, _ = RECOVERED_COLOURS if err.recovered else KIND_COLOURS[err.kind]
     title = "Recovered" if err.recovered else err.kind.label
     head = [f'<strong><span data-mx-color="{light}">{escape(title)}</span></strong>']
@@ -194,6 +221,7 @@ CARD_CSS: Final = _css()
 
 def render_html_fragment(err: TurnError) -> str:
     """One card as an <article> for web clients (styled by CARD_CSS)."""
+    err = _display(err)
     classes = f"roombot-card kind-{err.kind.value}" + (" recovered" if err.recovered else "")
     title = f"Recovered (was: {err.kind.label})" if err.recovered else err.kind.label
     meta = [f"harness <code>{escape(err.harness)}</code>"]
