@@ -197,6 +197,21 @@ async def _stop(proc: asyncio.subprocess.Process) -> None:
         await asyncio.wait_for(proc.wait(), 2)
 
 
+def _end_namespace() -> None:
+    """Kill every process left in this case's network namespace (a gateway, a daemon):
+    they are all the lab's own, started for this case, and nothing may outlive it."""
+    me = os.getpid()
+    mine = os.readlink("/proc/self/ns/net")
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == me:
+            continue
+        try:
+            if os.readlink(f"/proc/{entry}/ns/net") == mine:
+                os.kill(int(entry), signal.SIGKILL)
+        except (OSError, ValueError):
+            continue
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="one lab case (run inside unshare -n)")
     parser.add_argument("--harness", required=True, choices=sorted(setups.HARNESSES_BY_NAME))
@@ -206,7 +221,10 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=25.0, help="seconds per request")
     args = parser.parse_args()
     _lo_up()
-    result = asyncio.run(run_case(args))
+    try:
+        result = asyncio.run(run_case(args))
+    finally:
+        _end_namespace()
     print(
         json.dumps({k: result.get(k) for k in ("harness", "scenario", "wire", "text", "seconds")})
     )

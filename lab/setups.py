@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import subprocess
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -204,11 +207,182 @@ def opencode(home: Path, port: int, with_fallback: bool) -> Launch:
     )
 
 
+# --- Pi (pi-acp over @earendil-works/pi-coding-agent) -----------------------------
+
+PI_MODEL = "lab-large"
+
+
+def pi(home: Path, port: int, with_fallback: bool) -> Launch:
+    env = base_env(home)
+    agent_dir = home / ".pi" / "agent"
+    env.update(
+        {
+            "PI_CODING_AGENT_DIR": str(agent_dir),
+            "PI_OFFLINE": "1",
+            "PI_SKIP_VERSION_CHECK": "1",
+            "PI_TELEMETRY": "0",
+        }
+    )
+    models = {
+        "providers": {
+            "lab": {
+                "baseUrl": f"http://127.0.0.1:{port}/v1",
+                "api": "openai-completions",
+                "apiKey": KEY,
+                "models": [{"id": PI_MODEL}],
+            }
+        }
+    }
+    settings = {
+        "defaultProvider": "lab",
+        "defaultModel": PI_MODEL,
+        "quietStartup": True,
+        "retry": {"enabled": False, "maxRetries": 0, "provider": {"maxRetries": 0}},
+    }
+    _write(agent_dir / "models.json", json.dumps(models, indent=2))
+    _write(agent_dir / "settings.json", json.dumps(settings, indent=2))
+    return Launch([str(NPM_BIN / "pi-acp")], env, "lab", PI_MODEL)
+
+
+# --- Hermes (hermes-acp, PyPI hermes-agent[acp]) ------------------------------------
+
+HERMES_MODEL = "lab-large"
+
+
+def hermes(home: Path, port: int, with_fallback: bool) -> Launch:
+    env = base_env(home)
+    hermes_home = home / ".hermes"
+    env.update({"HERMES_HOME": str(hermes_home), "PATH": f"{HERMES_BIN}:{env['PATH']}"})
+    # YAML written by hand (JSON is YAML): no YAML library needed in the lab.
+    config = {
+        "model": {
+            "provider": "custom",
+            "base_url": f"http://127.0.0.1:{port}/v1",
+            "api_key": KEY,
+            "default": HERMES_MODEL,
+        },
+        "agent": {"api_max_retries": 0},
+    }
+    _write(hermes_home / "config.yaml", json.dumps(config, indent=2))
+    return Launch([str(HERMES_BIN / "hermes-acp")], env, "custom", HERMES_MODEL)
+
+
+# --- OpenClaw (openclaw acp bridging to a local openclaw gateway) -------------------
+
+OPENCLAW_MODEL = "lab-large"
+OPENCLAW_FALLBACK = "lab-small"
+OPENCLAW_TOKEN = "lab-gateway-token-0000000000000000"
+
+
+def openclaw(home: Path, port: int, with_fallback: bool) -> Launch:
+    env = base_env(home)
+    state = home / ".openclaw"
+    gateway_port = _free_port()
+    env.update(
+        {
+            "OPENCLAW_STATE_DIR": str(state),
+            "OPENCLAW_CONFIG_PATH": str(state / "openclaw.json"),
+            "OPENCLAW_GATEWAY_TOKEN": OPENCLAW_TOKEN,
+        }
+    )
+    models = [{"id": OPENCLAW_MODEL, "name": "Lab large"}]
+    model: dict[str, object] = {"primary": f"lab/{OPENCLAW_MODEL}"}
+    if with_fallback:
+        models.append({"id": OPENCLAW_FALLBACK, "name": "Lab small"})
+        model["fallbacks"] = [f"lab/{OPENCLAW_FALLBACK}"]
+    config = {
+        "gateway": {
+            "mode": "local",
+            "bind": "loopback",
+            "port": gateway_port,
+            "auth": {"mode": "token", "token": OPENCLAW_TOKEN},
+        },
+        "agents": {"defaults": {"model": model, "workspace": str(home / "work")}},
+        "models": {
+            "mode": "merge",
+            "providers": {
+                "lab": {
+                    "baseUrl": f"http://127.0.0.1:{port}/v1",
+                    "apiKey": KEY,
+                    "api": "openai-completions",
+                    "timeoutSeconds": 20,
+                    "models": models,
+                }
+            },
+        },
+        "update": {"checkOnStart": False},
+    }
+    _write(state / "openclaw.json", json.dumps(config, indent=2))
+    # The embedded runtime's own session settings (not openclaw.json keys): no recovery
+    # retries, and a short cap on server-requested waits.
+    retry = {"retry": {"provider": {"maxRetries": 0, "maxRetryDelayMs": 100}}}
+    _write(state / "agents" / "main" / "agent" / "settings.json", json.dumps(retry, indent=2))
+    token_file = home / "gateway.token"
+    _write(token_file, OPENCLAW_TOKEN)
+    gateway_log = home / "gateway.log"
+
+    def start_gateway() -> None:
+        # The bridge needs a running gateway; it is started inside the case's namespace.
+        with gateway_log.open("wb") as log:
+            subprocess.Popen(
+                [str(NPM_BIN / "openclaw"), "gateway", "run", "--port", str(gateway_port)],
+                env=env,
+                cwd=str(home / "work"),
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+        _wait_port(gateway_port, 60.0)
+
+    cmd = [
+        str(NPM_BIN / "openclaw"),
+        "acp",
+        "--url",
+        f"ws://127.0.0.1:{gateway_port}",
+        "--token-file",
+        str(token_file),
+    ]
+    return Launch(
+        cmd,
+        env,
+        "lab",
+        OPENCLAW_MODEL,
+        fallback=OPENCLAW_FALLBACK,
+        prepare=start_gateway,
+        # No retry setting exists; it honours retry-after as a minimum wait.
+        failure_headers={"retry-after-ms": "50"},
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def _wait_port(port: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.2)
+    raise TimeoutError(f"nothing listening on 127.0.0.1:{port} after {timeout:g} s")
+
+
 HARNESS_LIST: list[Harness] = [
     Harness("claude-code", "npm @zed-industries/claude-agent-acp@0.23.1", claude, "anthropic"),
     Harness("codex", "npm @zed-industries/codex-acp@0.16.0", codex, "openai-responses"),
     Harness("gemini-cli", "npm @google/gemini-cli@0.61.0", gemini, "gemini"),
     Harness("opencode", "npm opencode-ai@1.18.33", opencode, "openai-chat"),
+    Harness(
+        "pi",
+        "npm pi-acp@0.0.34 with @earendil-works/pi-coding-agent@1.6.0",
+        pi,
+        "openai-chat",
+    ),
+    Harness("hermes", "PyPI hermes-agent[acp]==0.19.0", hermes, "openai-chat"),
+    Harness("openclaw", "npm openclaw@2026.9.6", openclaw, "openai-chat", can_fall_back=True),
 ]
 HARNESSES_BY_NAME = {h.name: h for h in HARNESS_LIST}
 
