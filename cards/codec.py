@@ -86,20 +86,28 @@ def read_payload(obj: object) -> TurnError | CardError:
 
 
 def loads_payload(text: str | bytes) -> TurnError | CardError:
-    """Parse JSON text and read it as a card. Never raises."""
+    """Parse JSON text and read it as a card. Never raises.
+
+    NaN, Infinity and -Infinity are not JSON; Python's parser takes them anyway.
+    They are parsed as floats so that one in a field the reader needs is named
+    by that field (no field takes a float); one anywhere else still fails the card.
+    """
+    constants: list[str] = []
+
+    def constant(name: str) -> float:
+        constants.append(name)
+        return float(name)
+
     try:
-        obj = json.loads(text, parse_constant=_refuse_constant)
-    except _Bad as bad:
-        return bad.error
+        obj = json.loads(text, parse_constant=constant)
     except RecursionError:
         return CardError("(card)", "JSON nested too deeply")
     except (ValueError, TypeError) as exc:
         return CardError("(card)", f"not valid JSON ({exc.__class__.__name__})")
-    return read_payload(obj)
-
-
-def _refuse_constant(name: str) -> object:
-    raise _Bad("(card)", f"{name} is not a JSON number")
+    card = read_payload(obj)
+    if constants and isinstance(card, TurnError):
+        return CardError("(card)", f"{constants[0]} is not a JSON number")
+    return card
 
 
 def _read(obj: object) -> TurnError:
