@@ -203,15 +203,23 @@ def build_edit(
 ) -> dict[str, Any]:
     """An m.replace edit of a posted notice. The card is repeated inside m.new_content,
     since an edit replaces the whole content; the outer fallback stays short."""
-    new = build_notice(err, msgtype=msgtype, mentions=mentions, budget=budget - 2_000).content
-    first_line = new["body"].split("\n", 1)[0]
-    return {
-        "msgtype": msgtype,
-        "body": f"* {first_line}",
-        "format": HTML_FORMAT,
-        "formatted_body": f"* {escape(first_line)}",
-        "m.new_content": new,
-        "m.relates_to": {"rel_type": "m.replace", "event_id": original_event_id},
-        # Mentions in an edit's outer content would ping again; nobody new is mentioned.
-        "m.mentions": {},
-    }
+    # The outer fallback repeats the first line (cut to a name's length), so the new
+    # content gets what the outer part leaves; a long first line takes more of it.
+    reserve = 2_000
+    while True:
+        new = build_notice(err, msgtype=msgtype, mentions=mentions, budget=budget - reserve)
+        first_line = _cut(new.content["body"].split("\n", 1)[0]) or ""
+        edit = {
+            "msgtype": msgtype,
+            "body": f"* {first_line}",
+            "format": HTML_FORMAT,
+            "formatted_body": f"* {escape(first_line)}",
+            "m.new_content": new.content,
+            "m.relates_to": {"rel_type": "m.replace", "event_id": original_event_id},
+            # Mentions in an edit's outer content would ping again; nobody new is mentioned.
+            "m.mentions": {},
+        }
+        over = content_size(edit) - budget
+        if over <= 0:
+            return edit
+        reserve += over
