@@ -11,12 +11,12 @@ line on stderr, and the exit status is 2.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import json
 import sys
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from cards.codec import to_payload
 from roombot.events import EventError, parse_events_jsonl
 from roombot.turns import Decision, Post, TurnMachine, TurnRules
 
@@ -100,6 +100,5 @@ def _emit(decisions: list[Decision], out: TextIO) -> None:
 
 
 def _payload(post: Post) -> dict[str, Any]:
-    """The dev.roombot.card payload. Interim until cards.codec.to_payload lands (one line)."""
-    fields = dataclasses.asdict(post.error)
-    return {"type": "turn_error", "v": 1, **{k: v for k, v in fields.items() if v is not None}}
+    """The dev.roombot.card payload: cards.codec owns its shape."""
+    return to_payload(post.error)

@@ -9,6 +9,7 @@ import pytest
 
 import roombot.turns as turns_module
 from cards import Attempt, Kind
+from cards.codec import read_payload, to_payload
 from roombot.turns import (
     TRANSITIONS,
     Post,
@@ -536,3 +537,56 @@ def test_decisions_are_deterministic() -> None:
         ended(5, turn="t2"),
     ]
     assert run(TurnMachine(), events) == run(TurnMachine(), events)
+
+
+# --- with the real normalisers (roombot.normalise) and the real codec ---------------------
+
+ANTHROPIC_429 = (
+    '{"type":"error","error":{"type":"rate_limit_error",'
+    '"message":"Number of requests has exceeded your rate limit"}}'
+)
+
+
+def test_a_real_http_429_leads_the_card_with_its_kind_and_retry_after() -> None:
+    decisions = run(
+        TurnMachine(),
+        [
+            started(0),
+            ev(
+                "turn.failed_attempt",
+                1,
+                provider="anthropic",
+                model="claude-opus-4",
+                error={"status": 429, "body": ANTHROPIC_429, "headers": {"retry-after": "30"}},
+            ),
+            ended(2),
+        ],
+    )
+    card = only_post(decisions).error
+    assert (card.kind, card.retry_after) == (Kind.RATE_LIMIT, 30)
+    assert card.attempts[0].status == 429
+
+
+def test_claude_codes_api_error_posing_as_the_answer_is_the_card() -> None:
+    text = "API Error: 429 " + ANTHROPIC_429
+    card = only_post(run(TurnMachine(), [started(0), output(1, text), ended(2)])).error
+    assert card.kind is Kind.RATE_LIMIT
+    assert (card.provider, card.model) == ("anthropic", "claude-opus-4")
+
+
+def test_every_card_survives_the_codec() -> None:
+    machine = TurnMachine(reporters={"claude-code": "claude-stop-hook"})
+    decisions = run(
+        machine,
+        [
+            started(0, "a"),
+            failed(1, "anthropic", "claude-opus-4", "overloaded", turn="a"),
+            attempt(2, "openai", "gpt-5", turn="a"),
+            ended(3, "max_tokens", turn="a"),
+            started(0, "b", node="n1", session="s1"),
+            ended(1, turn="b"),
+        ],
+    )
+    assert len(decisions) == 2
+    for post in posts(decisions):
+        assert read_payload(to_payload(post.error)) == post.error
