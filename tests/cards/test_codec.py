@@ -234,9 +234,23 @@ def test_ten_megabyte_strings_are_read_whole() -> None:
 
 def test_nan_and_infinity_are_not_numbers() -> None:
     for word in ("NaN", "Infinity", "-Infinity"):
-        result = loads_payload(f'{{"type":"turn_error","v":1,"kind":"quota","x":{word}}}')
-        assert isinstance(result, CardError) and word in result.problem
-    assert isinstance(read_payload(minimal(retry_after=math.inf)), CardError)
+        for field, text in (
+            ("retry_after", json.dumps(minimal()).replace("{", f'{{"retry_after": {word}, ', 1)),
+            ("started_at", json.dumps(minimal()).replace("{", f'{{"started_at": {word}, ', 1)),
+            (
+                "attempts[0].status",
+                json.dumps(
+                    minimal(attempts=[{"kind": "quota", "message": "m", "status": 0}])
+                ).replace('"status": 0', f'"status": {word}'),
+            ),
+            ("(card)", json.dumps(minimal()).replace("{", f'{{"ignored": {word}, ', 1)),
+        ):
+            result = loads_payload(text)
+            assert isinstance(result, CardError), (word, field)
+            assert result.field == field, (word, result)
+    for value in (math.inf, math.nan, -math.inf):
+        result = read_payload(minimal(retry_after=value))
+        assert isinstance(result, CardError) and result.field == "retry_after"
 
 
 def test_lone_surrogates_read_as_replacement_characters() -> None:
