@@ -1,0 +1,185 @@
+"""The notice builder: under the budget for any message size, and nothing cut silently."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+
+from cards.codec import CARD_KEY, read_payload, to_payload
+from cards.kinds import Kind
+from cards.notice import CONTENT_BUDGET, build_edit, build_notice
+from cards.shape import Attempt, TurnError
+from tests.cards.htmlcheck import check_matrix_html
+from tests.cards.strategies import turn_errors
+
+HTML = "org.matrix.custom.html"
+
+
+def sizes(content: dict[str, Any]) -> tuple[int, int]:
+    """Serialized bytes both ways a client may send it: ASCII-escaped and raw UTF-8."""
+    return (
+        len(json.dumps(content).encode()),
+        len(json.dumps(content, ensure_ascii=False).encode("utf-8")),
+    )
+
+
+def fill(size: int, unit: str) -> str:
+    return (unit * (size // len(unit.encode("utf-8")) + 1))[: max(0, size)]
+
+
+# Units whose cost grows when serialized: HTML escapes, JSON escapes, 4-byte characters.
+UNITS = ["x", "<&>\"'", "\u202e\x1b\x00\n", "🔥👩‍💻", "é"]
+SIZES = [0, 1, 500, 9_000, 29_000, 31_000, 200_000, 1_000_000, 5_000_000]
+
+
+def chain(message: str) -> TurnError:
+    return TurnError(
+        kind=Kind.RATE_LIMIT,
+        message=message,
+        harness="openclaw",
+        provider="anthropic",
+        model="claude-opus-4-1",
+        retry_after=41,
+        attempts=(
+            Attempt(Kind.RATE_LIMIT, message, "anthropic", "claude-opus-4-1", 429, 41),
+            Attempt(Kind.PROVIDER_UNAVAILABLE, "Overloaded " + message[:1000], "anthropic"),
+            Attempt(Kind.QUOTA, "quota", "openai", "gpt-5", 429),
+        ),
+    )
+
+
+def _recoverable(err: TurnError, content: dict[str, Any], full: str | None) -> None:
+    """The whole message, and every attempt's, is in the card or in the text handed back."""
+    card = read_payload(content[CARD_KEY])
+    assert isinstance(card, TurnError)
+    if full is None:
+        assert card == err  # the card holds everything
+        return
+    assert card.message_truncated
+    assert full.startswith(err.message)
+    for a in err.attempts:
+        assert a.message in full
+
+
+@pytest.mark.parametrize("unit", UNITS)
+@pytest.mark.parametrize("size", SIZES)
+def test_any_message_fits_the_budget(size: int, unit: str) -> None:
+    err = chain(fill(size, unit))
+    notice = build_notice(err)
+    content = notice.content
+    assert max(sizes(content)) <= CONTENT_BUDGET
+    assert content["msgtype"] == "m.notice" and content["format"] == HTML
+    assert content["m.mentions"] == {}
+    _recoverable(err, content, notice.full_message)
+    # A shortened preview always says so.
+    if len(content["body"]) < len(err.message):
+        assert "more characters not shown here" in content["body"]
+        assert "not shown here" in check_matrix_html(content["formatted_body"]).data
+    if notice.full_message is not None:
+        assert "travels separately" in content["body"]
+
+
+def test_small_messages_travel_whole_everywhere() -> None:
+    err = chain("Number of request tokens has exceeded your per-minute rate limit")
+    notice = build_notice(err)
+    assert notice.full_message is None
+    assert err.message in notice.content["body"]
+    assert read_payload(notice.content[CARD_KEY]) == err
+
+
+def test_the_card_keeps_a_message_whole_when_only_the_prose_must_shrink() -> None:
+    err = TurnError(Kind.BAD_REQUEST, fill(9_000, "<&>"), "codex", "openai", "gpt-5")
+    notice = build_notice(err)
+    assert notice.full_message is None
+    assert read_payload(notice.content[CARD_KEY]) == err
+    assert "more characters not shown here" in notice.content["body"]
+
+
+def test_the_bot_attaches_the_full_text_and_rebuilds() -> None:
+    err = chain(fill(200_000, "y"))
+    first = build_notice(err)
+    assert first.full_message is not None
+    again = build_notice(dataclasses.replace(err, message_file="mxc://example.org/whole"))
+    card = read_payload(again.content[CARD_KEY])
+    assert isinstance(card, TurnError) and card.message_file == "mxc://example.org/whole"
+    assert "mxc://example.org/whole" in again.content["body"]
+    assert max(sizes(again.content)) <= CONTENT_BUDGET
+
+
+def test_absurd_names_and_attempt_lists_still_fit() -> None:
+    many = tuple(
+        Attempt(Kind.QUOTA, f"try {i} " + "z" * 300, "p" * 5_000, f"model-{i}", 429)
+        for i in range(500)
+    )
+    err = TurnError(Kind.QUOTA, "q" * 50_000, "h" * 100_000, "p" * 50_000, attempts=many)
+    notice = build_notice(err)
+    assert max(sizes(notice.content)) <= CONTENT_BUDGET
+    assert notice.full_message is not None
+    assert "480 more attempts" in notice.content["body"]
+    _recoverable(err, notice.content, notice.full_message)
+
+
+def test_a_smaller_budget_is_honoured() -> None:
+    err = chain(fill(20_000, "x"))
+    for budget in (8_000, 12_000, 20_000):
+        notice = build_notice(err, budget=budget)
+        assert max(sizes(notice.content)) <= budget
+
+
+def test_numbers_are_integers_only() -> None:
+    notice = build_notice(chain("m"))
+
+    def walk(value: object) -> None:
+        assert not isinstance(value, float)
+        if isinstance(value, dict):
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    walk(notice.content)
+
+
+def test_loud_rooms_mention_and_pill() -> None:
+    users = ["@alice:example.org", "@bob:example.org"]
+    notice = build_notice(chain("m"), msgtype="m.text", mentions=users)
+    content = notice.content
+    assert content["msgtype"] == "m.text"
+    assert content["m.mentions"] == {"user_ids": users}
+    parsed = check_matrix_html(content["formatted_body"])
+    hrefs = [v for t, k, v in parsed.attrs if t == "a" and k == "href"]
+    assert hrefs == [f"https://matrix.to/#/{u}" for u in users]
+    assert all(u in content["body"] for u in users)
+
+
+def test_edit_repeats_the_card_in_new_content() -> None:
+    err = dataclasses.replace(chain("m"), recovered=True)
+    edit = build_edit("$abc:example.org", err)
+    new = edit["m.new_content"]
+    assert new[CARD_KEY] == to_payload(err)
+    assert new["msgtype"] == edit["msgtype"] == "m.notice"
+    assert edit["m.relates_to"] == {"rel_type": "m.replace", "event_id": "$abc:example.org"}
+    assert edit["body"].startswith("* ")
+    assert "m.mentions" in edit and "m.mentions" in new
+    assert "Recovered" in new["body"]
+    assert max(sizes(edit)) <= CONTENT_BUDGET
+
+
+def test_edit_of_a_huge_card_fits_too() -> None:
+    err = dataclasses.replace(chain(fill(1_000_000, "<")), recovered=True)
+    edit = build_edit("$abc:example.org", err)
+    assert max(sizes(edit)) <= CONTENT_BUDGET
+
+
+@settings(max_examples=60, deadline=None)
+@given(turn_errors)
+def test_any_card_builds_a_notice_under_budget(err: TurnError) -> None:
+    notice = build_notice(err)
+    assert max(sizes(notice.content)) <= CONTENT_BUDGET
+    check_matrix_html(notice.content["formatted_body"])
+    _recoverable(err, notice.content, notice.full_message)
