@@ -183,3 +183,22 @@ def test_any_card_builds_a_notice_under_budget(err: TurnError) -> None:
     assert max(sizes(notice.content)) <= CONTENT_BUDGET
     check_matrix_html(notice.content["formatted_body"])
     _recoverable(err, notice.content, notice.full_message)
+
+
+@pytest.mark.parametrize("unit", ["<", "🔥", "x", "\u202e"])
+def test_edit_with_long_names_fits(unit: str) -> None:
+    err = TurnError(
+        Kind.QUOTA, fill(40_000, unit), unit * 2_000, unit * 2_000, unit * 2_000, recovered=True
+    )
+    edit = build_edit("$abc:example.org", err)
+    assert max(sizes(edit)) <= CONTENT_BUDGET
+    check_matrix_html(edit["formatted_body"])
+    check_matrix_html(edit["m.new_content"]["formatted_body"])
+
+
+@pytest.mark.parametrize("unit", ["<", "🔥", "x", "\u202e"])
+def test_notice_with_long_names_fits(unit: str) -> None:
+    err = TurnError(Kind.QUOTA, fill(40_000, unit), unit * 2_000, unit * 2_000, unit * 2_000)
+    notice = build_notice(err)
+    assert max(sizes(notice.content)) <= CONTENT_BUDGET
+    assert notice.full_message is not None and notice.full_message.startswith(err.message)
