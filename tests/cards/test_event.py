@@ -88,7 +88,8 @@ def test_formatted_body_beyond_the_event_cap_is_not_sanitised() -> None:
 
 
 def test_anything_that_is_not_a_content() -> None:
-    for value in (None, [], "x", 3, 2.5, True):
+    values: list[object] = [None, [], "x", 3, 2.5, True]
+    for value in values:
         out = render_event(value)
         assert out.plain == "" and out.html == "" and out.card is None
 
