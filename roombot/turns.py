@@ -130,6 +130,7 @@ class TurnState(StrEnum):
     GRACE = "grace"  # ended with no answer and no reason: waiting for a report
     SETTLING = "settling"  # ended failed: waiting out the out-of-order window
     POSTED_RETRACTABLE = "posted_retractable"  # card posted by timeout/exit/offline
+    POSTED_SETTLING = "posted_settling"  # ...then an end that is not good: late answer text?
     # closed states: the turn is decided; later events are dropped and counted
     ANSWERED = "answered"  # ended well: no card
     QUIET = "quiet"  # cancelled, and cancelled turns get no card
@@ -141,6 +142,9 @@ class TurnState(StrEnum):
 CLOSED = frozenset(
     {TurnState.ANSWERED, TurnState.QUIET, TurnState.POSTED, TurnState.RETRACTED, TurnState.ORPHANED}
 )
+
+
+_POSTED = frozenset({TurnState.POSTED_RETRACTABLE, TurnState.POSTED_SETTLING})
 
 
 class Input(StrEnum):
@@ -194,11 +198,17 @@ TRANSITIONS: dict[tuple[TurnState, Input], tuple[TurnState, Action]] = {
     (S.POSTED_RETRACTABLE, In.STARTED): (S.POSTED_RETRACTABLE, A.NONE),
     (S.POSTED_RETRACTABLE, In.NOTE): (S.POSTED_RETRACTABLE, A.NONE),  # output is still kept
     (S.POSTED_RETRACTABLE, In.OK): (S.RETRACTED, A.RETRACT),
-    (S.POSTED_RETRACTABLE, In.FAIL): (S.POSTED, A.NONE),
-    (S.POSTED_RETRACTABLE, In.EMPTY): (S.POSTED, A.NONE),
+    # an end that is not good may still turn good with answer text arriving late
+    (S.POSTED_RETRACTABLE, In.FAIL): (S.POSTED_SETTLING, A.NONE),
+    (S.POSTED_RETRACTABLE, In.EMPTY): (S.POSTED_SETTLING, A.NONE),
     (S.POSTED_RETRACTABLE, In.QUIET): (S.POSTED, A.NONE),
     (S.POSTED_RETRACTABLE, In.TIMER): (S.POSTED, A.NONE),  # the retract window is over
     (S.POSTED_RETRACTABLE, In.GONE): (S.POSTED_RETRACTABLE, A.NONE),
+    (S.POSTED_SETTLING, In.OK): (S.RETRACTED, A.RETRACT),
+    (S.POSTED_SETTLING, In.FAIL): (S.POSTED_SETTLING, A.NONE),
+    (S.POSTED_SETTLING, In.EMPTY): (S.POSTED_SETTLING, A.NONE),
+    (S.POSTED_SETTLING, In.QUIET): (S.POSTED, A.NONE),
+    (S.POSTED_SETTLING, In.TIMER): (S.POSTED, A.NONE),
 }
 del S, In, A
 
@@ -425,7 +435,7 @@ class TurnMachine:
 
     def _absorb(self, turn: _Turn, event: Event, key: _Key, now: float) -> None:
         """Add what the event says to the turn's facts."""
-        late = turn.state is TurnState.POSTED_RETRACTABLE
+        late = turn.state in _POSTED
         if isinstance(event, TurnStarted):
             if turn.room is not None:
                 self.counts["repeated_events"] += 1  # the first turn.started wins
@@ -570,6 +580,9 @@ class TurnMachine:
                 self._arm(turn, turn.end_now + self.config.settle)
             elif after is TurnState.POSTED_RETRACTABLE:
                 self._arm(turn, now + self.config.retract_window)
+            elif after is TurnState.POSTED_SETTLING:  # the window a normal end would get
+                window = self.config.grace if inp is Input.EMPTY else self.config.settle
+                self._arm(turn, turn.end_now + window)
             # WAITING_START -> OPEN keeps the turn_timeout deadline armed at first sight
 
     def _arm(self, turn: _Turn, deadline: float) -> None:

@@ -440,6 +440,16 @@ def test_a_timed_out_turn_that_then_fails_stays_posted_without_second_card() -> 
     assert machine.state("t1").state is TurnState.POSTED  # type: ignore[union-attr]
 
 
+def test_a_late_answer_after_the_end_of_a_timed_out_turn_still_retracts() -> None:
+    # found by the property test: the end arrives before the answer that preceded it
+    machine = TurnMachine(TurnRules(turn_timeout=5, settle=1.0))
+    decisions = run(machine, [started(0)], until=5)
+    decisions += machine.feed(ended(8), 8.0)
+    assert machine.state("t1").state is TurnState.POSTED_SETTLING  # type: ignore[union-attr]
+    decisions += machine.feed(output(7.5), 8.5)
+    assert [type(d) for d in decisions] == [Post, Retract]
+
+
 def test_the_retract_window_closes() -> None:
     machine = TurnMachine(TurnRules(turn_timeout=5, retract_window=10))
     decisions = run(machine, [started(0), output(20), ended(21)])
