@@ -144,7 +144,7 @@ def deliver(
     return out
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=1000, deadline=None)
 @given(streams())
 def test_the_rules_hold_whatever_the_arrival_order(
     stream: tuple[list[Scenario], list[tuple[float, dict[str, Any]]]],
