@@ -202,3 +202,22 @@ def test_notice_with_long_names_fits(unit: str) -> None:
     notice = build_notice(err)
     assert max(sizes(notice.content)) <= CONTENT_BUDGET
     assert notice.full_message is not None and notice.full_message.startswith(err.message)
+
+
+def test_the_budget_fits_an_encrypted_event() -> None:
+    # Measured (MATRIX-FACTS.md): a 40 KB plaintext content went through encrypted, 50 KB
+    # did not. Olm/Megolm base64 grows the ciphertext by 4/3; Matrix caps events at 65,536.
+    assert CONTENT_BUDGET <= 40_000
+    assert CONTENT_BUDGET * 4 // 3 + 4_096 < 65_536
+
+
+def test_hostile_user_ids_in_mentions_are_escaped() -> None:
+    users = ['@a:b"><script>x</script>', "@c:d/#/@e:f?x=<i>"]
+    content = build_notice(chain("m"), msgtype="m.text", mentions=users).content
+    parsed = check_matrix_html(content["formatted_body"])
+    assert "script" not in parsed.tags and "i" not in parsed.tags
+    assert all(u in parsed.data for u in users)
+    hrefs = [v for t, k, v in parsed.attrs if t == "a" and k == "href"]
+    assert len(hrefs) == 2 and all(h.startswith("https://matrix.to/#/") for h in hrefs)
+    assert all("<" not in h and '"' not in h for h in hrefs)
+    assert content["m.mentions"] == {"user_ids": users}
