@@ -92,7 +92,7 @@ async def test_bot_sigkilled_during_burst(synapse: DevServer, tmp_path: Path) ->
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait(10)
         sent_before = outbox.counts()["sent"]
-        assert sent_before < BURST
+        assert sent_before < BURST, "the burst was over before the kill"
         proc = start_bot(team.config_path, log)
         await wait_until(
             lambda: outbox.counts()["sent"] == BURST or proc.poll() is not None, 180, "all sent"
@@ -100,11 +100,12 @@ async def test_bot_sigkilled_during_burst(synapse: DevServer, tmp_path: Path) ->
         assert proc.poll() is None, log.read_text()[-3000:]
         await team.member.wait_for(team.room_id, BURST, sender=team.bot.user_id, timeout=120)
         await team.member.sync(500)
-        assert messages_of(team) == expected()
-        assert not team.member.undecryptable
+        got = messages_of(team)
+        assert got == expected(), (len(got), len(set(got)), log.read_text()[-3000:])
+        assert not team.member.undecryptable, log.read_text()[-3000:]
         # SIGTERM: a clean stop, status 0.
         proc.send_signal(signal.SIGTERM)
-        assert proc.wait(30) == 0
+        assert proc.wait(30) == 0, log.read_text()[-3000:]
     finally:
         if proc.poll() is None:
             proc.kill()
