@@ -209,6 +209,11 @@ def _opt_str(obj: Mapping[str, Any], key: str, path: str) -> None:
         raise EventError(path + key, f"a string or null, got {_show(obj[key])}")
 
 
+# Far enough for any real clock (the year 5138), near enough that milliseconds
+# stay exact integers and no arithmetic on `at` can overflow.
+MAX_AT = 100_000_000_000
+
+
 def _at(obj: Mapping[str, Any]) -> float | None:
     value = obj.get("at")
     if value is None:
@@ -217,9 +222,11 @@ def _at(obj: Mapping[str, Any]) -> float | None:
         isinstance(value, bool)
         or not isinstance(value, int | float)
         or not math.isfinite(value)
-        or value < 0
+        or not 0 <= value <= MAX_AT
     ):
-        raise EventError("at", f"a number of seconds since the epoch (>= 0), got {_show(value)}")
+        raise EventError(
+            "at", f"a number of seconds since the epoch (0 to {MAX_AT}), got {_show(value)}"
+        )
     return float(value)
 
 
