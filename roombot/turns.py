@@ -23,6 +23,7 @@ EMPTY / QUIET. docs/turns.md prints the table and explains every case.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import heapq
 import itertools
@@ -49,6 +50,7 @@ from roombot.events import (
 from roombot.normalise import classify, classify_answer
 
 __all__ = [
+    "SESSION_REF",
     "TRANSITIONS",
     "Action",
     "Decision",
@@ -63,6 +65,13 @@ __all__ = [
 
 
 # --- configuration -------------------------------------------------------------
+
+# A turn.report whose `turn` is "session:{id}" names a session, not a turn: an in-harness
+# reporter knows its session but not the ACP request id in the proxy's turn id. The machine
+# joins it to the turn of that session that was running at the report's `at`
+# (docs/reporters.md). Only turn.report is read this way.
+SESSION_REF = "session:"
+PENDING_REPORTS = 256  # session reports waiting for their turn.started, at most (oldest dropped)
 
 
 @dataclass(frozen=True, slots=True)
@@ -352,6 +361,12 @@ class TurnMachine:
         self._now = -math.inf
         self._next_forget = math.inf  # no remembered id can expire before this
         self.counts: Counter[str] = Counter()
+        # Session reports (SESSION_REF): the turns of each session by start, each turn's
+        # session, reports waiting for their turn.started, and the turn each ref joined last.
+        self._sessions: dict[str, list[tuple[float, str]]] = {}
+        self._session_of: dict[str, str] = {}
+        self._pending: list[tuple[float, str, TurnReport]] = []  # (arrived, session, report)
+        self._ref_turn: dict[str, str] = {}
 
     # -- the interface --
 
@@ -368,8 +383,13 @@ class TurnMachine:
             self._next_forget = min(self._next_forget, now + self.config.dedup_horizon)
         if isinstance(event, HarnessExited | NodeOffline):
             self._gone(event, now, out)
+        elif isinstance(event, TurnReport) and event.turn.startswith(SESSION_REF):
+            self._session_report(event, now, out)
         else:
             self._event(event, now, out)
+            if isinstance(event, TurnStarted) and event.session is not None:
+                self._index_session(event, now, out)
+        self._expire_pending(now)
         self._run_timers(now, out)  # a transition may have armed a deadline already due
         if now >= self._next_forget or self._remembered() > self.config.max_remembered:
             self._forget(now)
@@ -380,6 +400,7 @@ class TurnMachine:
         self._now = max(self._now, now)  # a clock going back is treated as standing still
         out: list[Decision] = []
         self._run_timers(self._now, out)
+        self._expire_pending(self._now)
         if self._now >= self._next_forget or self._remembered() > self.config.max_remembered:
             self._forget(self._now)
         return out
@@ -396,6 +417,8 @@ class TurnMachine:
 
     def state(self, turn_id: str) -> TurnView | None:
         turn = self._turns.get(turn_id)
+        if turn is None and turn_id.startswith(SESSION_REF):
+            return self._ref_state(turn_id)
         if turn is None:
             closed = self._closed.get(turn_id)
             return TurnView(turn_id, closed[0]) if closed is not None else None
@@ -531,6 +554,77 @@ class TurnMachine:
             if hit:
                 self._step(turn, Input.GONE, now, out, gone=(event, key))
 
+    # -- reports that name a session (SESSION_REF) --
+
+    def _session_report(self, event: TurnReport, now: float, out: list[Decision]) -> None:
+        session = event.turn[len(SESSION_REF) :]
+        joined = self._join(session, event.at if event.at is not None else now)
+        if joined is None:
+            # Its turn.started has not come yet (the proxy's events travel separately).
+            if len(self._pending) >= PENDING_REPORTS:
+                self._pending.pop(0)
+                self.counts["unjoined_reports"] += 1
+            self._pending.append((now, session, event))
+            return
+        self._ref_turn[event.turn] = joined
+        self._event(dataclasses.replace(event, turn=joined), now, out)
+
+    def _join(self, session: str, at: float) -> str | None:
+        """The turn of `session` running at `at`: the latest started at or before it, else
+        (clocks of two machines) the first started at most `settle` after it."""
+        turns = self._sessions.get(session)
+        if not turns:
+            return None
+        i = bisect.bisect_right(turns, (at, "\U0010ffff"))
+        if i > 0:
+            return turns[i - 1][1]
+        start, turn = turns[0]
+        return turn if start <= at + self.config.settle else None
+
+    def _index_session(self, event: TurnStarted, now: float, out: list[Decision]) -> None:
+        assert event.session is not None
+        if event.turn in self._session_of:
+            return  # a repeated turn.started: the first one counts
+        self._session_of[event.turn] = event.session
+        start = event.at if event.at is not None else now
+        bisect.insort(self._sessions.setdefault(event.session, []), (start, event.turn))
+        waiting = [p for p in self._pending if p[1] == event.session]
+        for item in waiting:
+            arrived, session, report = item
+            joined = self._join(session, report.at if report.at is not None else arrived)
+            if joined is not None:
+                self._pending.remove(item)
+                self._ref_turn[report.turn] = joined
+                self._event(dataclasses.replace(report, turn=joined), now, out)
+
+    def _unindex_session(self, turn_id: str) -> None:
+        session = self._session_of.pop(turn_id, None)
+        if session is None:
+            return
+        turns = [t for t in self._sessions.get(session, ()) if t[1] != turn_id]
+        if turns:
+            self._sessions[session] = turns
+        else:
+            self._sessions.pop(session, None)
+        ref = SESSION_REF + session
+        if self._ref_turn.get(ref) == turn_id:
+            del self._ref_turn[ref]
+
+    def _expire_pending(self, now: float) -> None:
+        """A report whose turn never started within turn_timeout has nowhere to go."""
+        while self._pending and self._pending[0][0] + self.config.turn_timeout <= now:
+            self._pending.pop(0)
+            self.counts["unjoined_reports"] += 1
+
+    def _ref_state(self, ref: str) -> TurnView | None:
+        """A session ref is open while a report waits on it, else it is the turn it joined."""
+        session = ref[len(SESSION_REF) :]
+        if any(p[1] == session for p in self._pending):
+            return TurnView(ref, TurnState.WAITING_START)
+        joined = self._ref_turn.get(ref)
+        view = self.state(joined) if joined is not None else None
+        return dataclasses.replace(view, turn=ref) if view is not None else None
+
     # -- transitions and timers --
 
     def _step(
@@ -611,6 +705,7 @@ class TurnMachine:
             if closed[oldest][1] + horizon > now and len(closed) <= limit:
                 break
             del closed[oldest]
+            self._unindex_session(oldest)
         while seen:
             oldest = next(iter(seen))
             if seen[oldest] + horizon > now and len(seen) <= limit:
