@@ -102,9 +102,7 @@ def test_a_report_after_the_grace_is_too_late() -> None:
 
 def test_a_report_that_arrives_before_its_turn_started_waits_for_it() -> None:
     # The reporter posts straight to the bot; the proxy's events come through its spool.
-    machine, posts = run(
-        [(10.05, report(10.04)), (10.3, started(3, 10.0)), (10.3, ended(3, 10.1))]
-    )
+    machine, posts = run([(10.05, report(10.04)), (10.3, started(3, 10.0)), (10.3, ended(3, 10.1))])
     assert [p.error.kind for p in posts] == [Kind.RATE_LIMIT]
     assert machine.counts["unjoined_reports"] == 0
 
