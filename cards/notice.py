@@ -31,6 +31,7 @@ PREVIEW_CHARS: Final = 4_000
 MIN_PREVIEW_CHARS: Final = 64
 # The last resort for absurd input: names cut to this many characters, and this many attempts.
 NAME_CHARS: Final = 200
+MIN_NAME_CHARS: Final = 12
 MAX_LISTED_ATTEMPTS: Final = 20
 HTML_FORMAT: Final = "org.matrix.custom.html"
 
@@ -113,31 +114,31 @@ def _full_text(err: TurnError, *, every_attempt: bool = False) -> str:
     return "".join(sections)
 
 
-def _cut(text: str | None) -> str | None:
-    if text is None or len(text) <= NAME_CHARS:
+def _cut(text: str | None, chars: int = NAME_CHARS) -> str | None:
+    if text is None or len(text) <= chars:
         return text
-    return f"{text[:NAME_CHARS]}… [{len(text) - NAME_CHARS:,} more characters]"
+    return f"{text[:chars]}… [{len(text) - chars:,} more characters]"
 
 
-def _squeeze(err: TurnError) -> TurnError:
-    """Names shortened and the attempt list cut to its first few, each cut said aloud."""
+def _squeeze(err: TurnError, chars: int, listed: int) -> TurnError:
+    """Names cut to `chars` and the attempt list to its first `listed`, each cut said aloud."""
     attempts = tuple(
-        dataclasses.replace(a, provider=_cut(a.provider), model=_cut(a.model))
-        for a in err.attempts[:MAX_LISTED_ATTEMPTS]
+        dataclasses.replace(a, provider=_cut(a.provider, chars), model=_cut(a.model, chars))
+        for a in err.attempts[:listed]
     )
     hidden = len(err.attempts) - len(attempts)
-    note = _cut(err.note)
+    note = _cut(err.note, chars)
     if hidden:
         said = f"{hidden:,} more attempts are listed only in the whole text."
         note = f"{note} {said}" if note else said
     return dataclasses.replace(
         err,
-        harness=_cut(err.harness) or "",
-        provider=_cut(err.provider),
-        model=_cut(err.model),
-        turn=_cut(err.turn),
-        session=_cut(err.session),
-        node=_cut(err.node),
+        harness=_cut(err.harness, chars) or "",
+        provider=_cut(err.provider, chars),
+        model=_cut(err.model, chars),
+        turn=_cut(err.turn, chars),
+        session=_cut(err.session, chars),
+        node=_cut(err.node, chars),
         note=note,
         attempts=attempts,
     )
@@ -179,12 +180,15 @@ def build_notice(
     if content_size(content) > budget:
         # 4. The names or the attempt list alone are too large (a hostile or broken
         #    source): shorten the names too and list only the first attempts; the
-        #    attached text lists every attempt in full.
-        short = _squeeze(_shorten(marked, MIN_PREVIEW_CHARS))
-        content = _content(short, short, msgtype, mentions)
-        full = _full_text(err, every_attempt=True)
-        if content_size(content) <= budget:
-            return Notice(content, full_message=full)
+        #    attached text lists every attempt in full. Names and the list halve until
+        #    they fit: an astral character costs 12 bytes escaped, in four places.
+        chars, listed = NAME_CHARS, MAX_LISTED_ATTEMPTS
+        while chars >= MIN_NAME_CHARS:
+            short = _squeeze(_shorten(marked, MIN_PREVIEW_CHARS), chars, listed)
+            content = _content(short, short, msgtype, mentions)
+            if content_size(content) <= budget:
+                return Notice(content, full_message=_full_text(err, every_attempt=True))
+            chars, listed = chars // 2, max(1, listed // 2)
     if content_size(content) > budget:
         raise ValueError(
             f"a notice cannot fit in {budget} bytes even with every message shortened "
