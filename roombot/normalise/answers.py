@@ -42,7 +42,7 @@ FORMS: tuple[AnswerForm, ...] = (
     # SDK's no-body form; one line, nothing before or after.
     form(
         CLAUDE,
-        r"(?:Please run /login · |Failed to authenticate\. )?API Error(?: \([^)\n]*\))?: "
+        r"API Error(?: \([^)\n]*\))?: "
         r"(?P<status>[1-5]\d\d) (?P<body>\{.*\}|status code \(no body\))",
         None,
         "claude-code/api-error-429-json",
@@ -69,7 +69,7 @@ FORMS: tuple[AnswerForm, ...] = (
     form(CLAUDE, r"API Error: Rate limit reached", K.RATE_LIMIT, "claude-code/rate-limit-reached"),
     form(
         CLAUDE,
-        r"API Error: (?:Connection error\.|Request timed out\.|Request was aborted\.)",
+        r"API Error: (?P<message>Connection error\.|Request timed out\.|Request was aborted\.)",
         None,
         "claude-code/api-error-connection",
     ),
@@ -112,8 +112,8 @@ FORMS: tuple[AnswerForm, ...] = (
     # Subscription windows: retrying will not help until the window resets.
     form(
         CLAUDE,
-        r"(?:You've hit your (?:session|weekly|usage|Opus|Sonnet) limit|You're out of extra "
-        r"usage|\d+-hour limit reached)(?: [·∙] resets [^\n]+)?",
+        r"(?:You've hit your (?:(?:session|weekly|usage|Opus|Sonnet|monthly spend) )?limit|"
+        r"You're out of extra usage|\d+-hour limit reached)(?: [·∙] [^\n]+)?",
         K.QUOTA,
         "claude-code/hit-your-limit",
     ),
@@ -122,6 +122,81 @@ FORMS: tuple[AnswerForm, ...] = (
         r"Claude AI usage limit reached\|\d+",
         K.QUOTA,
         "claude-code/usage-limit-reached-epoch",
+    ),
+)
+
+GEMINI = ("gemini-cli",)
+CODEX = ("codex",)
+HERMES = ("hermes",)
+
+FORMS += (
+    # Gemini CLI (packages/core/src/utils/errorParsing.ts): "[API Error: <message>]" or
+    # "[API Error: <message> (Status: RESOURCE_EXHAUSTED)]", then on a 429 its own advice.
+    form(
+        GEMINI,
+        r"\[API Error: (?P<message>.+?)(?: \(Status: (?P<gstatus>[A-Z_]+)\))?\]"
+        r"(?:\s*(?:Please wait and try again later\.|Possible quota limitations in place)"
+        r"[^\n]*)?",
+        None,
+        "gemini-cli/api-error-status",
+    ),
+    # Codex (codex-rs/core/src/error.rs): each failure is one sentence of its own.
+    form(
+        CODEX,
+        r"unexpected status (?P<status>[1-5]\d\d)(?: [A-Z][A-Za-z]*)*: (?P<body>.*?)"
+        r"(?:, request id: \S+)?",
+        None,
+        "codex/unexpected-status-401",
+    ),
+    form(
+        CODEX,
+        r"exceeded retry limit, last status: (?P<status>[1-5]\d\d)(?: [A-Z][A-Za-z]*)*"
+        r"(?:, request id: \S+)?",
+        None,
+        "codex/exceeded-retry-limit-429",
+    ),
+    form(
+        CODEX,
+        r"(?:Codex ran out of room in the model's context window\.|Quota exceeded\. Check your "
+        r"plan and billing details\.|You've hit your usage limit\.|To use Codex with your "
+        r"ChatGPT plan, upgrade to Plus|We're currently experiencing high demand|stream "
+        r"disconnected before completion: |Connection failed: |turn aborted\. )[^\n]*",
+        None,
+        "codex/ran-out-of-room-answer",
+    ),
+    # Hermes (agent/conversation_loop.py): its final_response after giving up.
+    form(
+        HERMES,
+        r"API call failed after \d+ retries: (?:HTTP (?P<status>[1-5]\d\d): )?(?P<message>.+)",
+        None,
+        "hermes/api-call-failed-429",
+    ),
+    form(
+        HERMES,
+        r"Billing or credits exhausted: .+",
+        K.QUOTA,
+        "hermes/billing-or-credits-exhausted",
+    ),
+    form(
+        HERMES,
+        r"(?:Context length exceeded: max compression attempts \(\d+\) reached\.|Context "
+        r"length exceeded \([\d,]+ tokens\)\. Cannot compress further\.|Request payload too "
+        r"large: max compression attempts \(\d+\) reached\.)",
+        None,
+        "hermes/context-length-exceeded",
+    ),
+    form(
+        HERMES,
+        r"Invalid API response after \d+ retries: [^\n]+",
+        K.PROVIDER_UNAVAILABLE,
+        "hermes/invalid-api-response",
+    ),
+    form(
+        HERMES,
+        r"(?:Error: |I apologize, but I encountered (?:repeated errors|an error while processing "
+        r"the model response): )(?P<message>[^\n]+)",
+        None,
+        "hermes/error-prefix",
     ),
 )
 

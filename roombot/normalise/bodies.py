@@ -276,6 +276,12 @@ def _finish(obj: dict[str, object]) -> Parsed | None:
         if reason in ("content_filter", "max_output_tokens"):
             text = f"incomplete_details.reason: {reason}"
             return Parsed("finish", "openai", text, code=reason, kind=_FINISH[reason])
+    bedrock_stop = _s(obj.get("stopReason"))
+    if bedrock_stop in ("max_tokens", "guardrail_intervened", "content_filtered"):
+        kind = Kind.MAX_TOKENS if bedrock_stop == "max_tokens" else Kind.REFUSAL
+        return Parsed(
+            "finish", "bedrock", f"stopReason: {bedrock_stop}", code=bedrock_stop, kind=kind
+        )
     if obj.get("type") == "message":
         reason = _s(obj.get("stop_reason"))
         if reason in ("refusal", "max_tokens", "model_context_window_exceeded"):

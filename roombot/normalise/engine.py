@@ -117,7 +117,7 @@ def chain(shape: str, provider: str | None) -> tuple[Rule, ...]:
         return found
     own = _OWN.get(provider or "", ()) if shape in ("openai", "plain", "xai") else ()
     if shape == "text":
-        rules = R.TEXT
+        rules = R.TEXT + R.BY_STATUS
     elif shape == "transport":
         rules = R.TRANSPORT
     elif shape in ("plain", "xai"):

@@ -37,6 +37,7 @@ class Normalised:
     raw: str  # the body, stderr or text exactly as it came
     form: str  # which error form it was
     rule: str | None  # the deciding rule or answer form (its corpus example id), if any
+    via: str | None = None  # the harness answer form the words were found in, if any
 
 
 STOP_REASONS: dict[str, Kind | None] = {
@@ -70,10 +71,16 @@ _ACP_PREFIX = re.compile(r"^(?:Internal error|Invalid params|Invalid request): "
 
 # "429 {...}" / "Error: 429 {...}" / "429 Too Many Requests: {...}": a status and a JSON body
 # written as one line by an SDK.
-_STATUS_AND_BODY = re.compile(
-    r"^(?:[A-Za-z][\w .]{0,40}: )?(?P<status>[1-5]\d\d)(?: [A-Z][A-Za-z ]{2,30})?:? "
-    r"(?P<body>[\[{].*[\]}])$",
-    re.DOTALL,
+_STATUS_LINES: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"^(?:[A-Za-z][\w .]{0,40}: )?(?P<status>[1-5]\d\d)(?: [A-Z][A-Za-z ]{2,30})?:? "
+        r"(?P<body>[\[{].*[\]}])$",
+        re.DOTALL,
+    ),
+    # openai-python's APIStatusError: "Error code: 401 - {'error': {...}}"
+    re.compile(r"^Error code: (?P<status>[1-5]\d\d) - (?P<body>.*)$", re.DOTALL),
+    # "HTTP 429: <the provider's sentence>" (Hermes' summary of an API error)
+    re.compile(r"^HTTP (?P<status>[1-5]\d\d): (?P<body>.*)$", re.DOTALL),
 )
 
 
@@ -216,31 +223,52 @@ def _words(
                 int(status) if status is not None else None,
                 (got.retry_after if got is not None else None) or retry.from_message(stripped),
             )
-            return Normalised(attempt, text, "answer", f.example)
+            return Normalised(attempt, text, "answer", f.example, f.example)
         if status is not None:
-            body_text = body if body is not None and body[:1] in "[{" else ""
-            n = _http(int(status), body_text, {}, provider, model)
-            if not body_text:
-                n = Normalised(
-                    Attempt(n.attempt.kind, stripped, n.attempt.provider, model, int(status)),
+            payload = body if body is not None else (inner or "")
+            if payload == "status code (no body)":
+                payload = ""
+            n = _http(int(status), payload, {}, provider, model)
+            a = n.attempt
+            a = Attempt(
+                a.kind,
+                a.message if payload else stripped,
+                a.provider,
+                model,
+                a.status,
+                a.retry_after,
+            )
+            return Normalised(a, text, "answer", n.rule or f.example, f.example)
+        gstatus = groups.get("gstatus")
+        sentence = inner if inner is not None else stripped
+        if inner is not None and not gstatus:
+            # The harness wrapped a sentence that may itself be a status line or SDK text.
+            found = _words(inner, None, provider, model, answer=False)
+            if found is not None:
+                a = found.attempt
+                return Normalised(
+                    Attempt(a.kind, stripped, a.provider, model, a.status, a.retry_after),
                     text,
                     "answer",
-                    n.rule,
+                    found.rule or f.example,
+                    f.example,
                 )
-            return Normalised(n.attempt, text, "answer", n.rule or f.example)
-        sentence = inner if inner is not None else stripped.split(": ", 1)[-1]
-        sig = Signals(None, "", "", sentence, "", None)
-        r = decide(chain("text", None), sig)
+        sig = Signals(
+            None, gstatus.lower() if gstatus else "", "", sentence, "", retry.from_message(stripped)
+        )
+        r = decide(chain("google" if gstatus else "text", None), sig)
         kind = r.kind if r is not None else Kind.UNKNOWN
-        attempt = Attempt(kind, stripped, provider, model, None, retry.from_message(stripped))
-        return Normalised(attempt, text, "answer", f.example)
+        message = inner if inner is not None and gstatus else stripped
+        attempt = Attempt(kind, message, provider, model, None, sig.retry_after)
+        return Normalised(attempt, text, "answer", r.example if r else f.example, f.example)
     if answer:
         return None
-    m2 = _STATUS_AND_BODY.match(stripped)
-    if m2 is not None:
-        n = _http(int(m2.group("status")), m2.group("body"), {}, provider, model)
-        if n.rule is not None:
-            return n
+    for line in _STATUS_LINES:
+        m2 = line.match(stripped)
+        if m2 is not None:
+            n = _http(int(m2.group("status")), m2.group("body"), {}, provider, model)
+            if n.rule is not None:
+                return Normalised(n.attempt, text, "text", n.rule)
     parsed = parse_body(stripped, {})
     if parsed.shape == "bedrock":
         return _http(None, stripped, {}, provider, model)
@@ -297,6 +325,10 @@ def _acp(
         found = _words(text, harness, provider, model, answer=False)
         if found is not None and found.attempt.kind is not Kind.UNKNOWN:
             return Normalised(found.attempt, raw, "acp", found.rule)
+    if code is not None and 100 <= code <= 599:
+        # Gemini CLI answers with the provider's HTTP status as the JSON-RPC code.
+        n = _http(code, _ACP_PREFIX.sub("", message, count=1), {}, provider, model)
+        return Normalised(n.attempt, raw, "acp", n.rule)
     kind = _ACP_CODES.get(code, Kind.UNKNOWN) if code is not None else Kind.UNKNOWN
     attempt = Attempt(kind, message or raw, provider, model, None, retry.from_message(message))
     return Normalised(attempt, raw, "acp", f"acp/{code}" if kind is not Kind.UNKNOWN else None)

@@ -162,11 +162,6 @@ OPENAI: tuple[Rule, ...] = (
     rule(K.BAD_REQUEST, "openai/model-not-found", code=["model_not_found"]),
     rule(K.PROVIDER_UNAVAILABLE, "openai/server-error", type=["server_error"]),
     rule(K.PROVIDER_UNAVAILABLE, "openai/server-error-code", code=["server_error"]),
-    rule(
-        K.PROVIDER_UNAVAILABLE,
-        "openai/engine-overloaded",
-        message=r"^the engine is currently overloaded|^that model is currently overloaded",
-    ),
     rule(K.AUTH, "openai/authentication-error-type", type=["authentication_error"]),
 )
 
@@ -400,6 +395,20 @@ BY_STATUS: tuple[Rule, ...] = (
 # Each pattern is a whole phrase a provider or SDK writes; most are anchored at the start.
 
 TEXT: tuple[Rule, ...] = (
+    # The same first sentence is OpenAI's insufficient_quota and Gemini's RESOURCE_EXHAUSTED
+    # (per-minute and per-day alike); the help link after it tells them apart.
+    rule(
+        K.QUOTA,
+        "text/gemini-limit-0",
+        message=r"^you exceeded your current quota[\s\S]*"
+        r"\bquota exceeded for metric: \S+, limit: 0\b",
+    ),
+    rule(
+        K.RATE_LIMIT,
+        "acp/gemini-cli-quota-message",
+        message=r"^you exceeded your current quota, please check your plan and billing details\. "
+        r"for more information on this error, head to: https://ai\.google\.dev/",
+    ),
     rule(
         K.QUOTA,
         "text/openai-exceeded-quota",
@@ -425,4 +434,46 @@ TEXT: tuple[Rule, ...] = (
         r"|^getaddrinfo (?:ENOTFOUND|EAI_AGAIN) \S+$",
     ),
     rule(K.CANCELLED, "text/request-aborted", message=r"^request was aborted\.?$"),
+    rule(
+        K.HARNESS_EXITED,
+        "claude-code/acp-process-exited",
+        message=r"^the claude agent process exited unexpectedly",
+    ),
+    # Codex's own sentences (codex-rs/core/src/error.rs).
+    rule(
+        K.CONTEXT_EXHAUSTED,
+        "codex/ran-out-of-room",
+        message=r"^codex ran out of room in the model's context window",
+    ),
+    rule(
+        K.QUOTA,
+        "codex/quota-exceeded",
+        message=r"^quota exceeded\. check your plan and billing details\.$"
+        r"|^to use codex with your chatgpt plan, upgrade to plus",
+    ),
+    rule(K.QUOTA, "codex/usage-limit-plus", message=r"^you've hit your usage limit\b"),
+    rule(
+        K.PROVIDER_UNAVAILABLE,
+        "codex/high-demand",
+        message=r"^we're currently experiencing high demand"
+        r"|^stream disconnected before completion: |^connection failed: "
+        r"|^error while reading the server response: ",
+    ),
+    rule(
+        K.CANCELLED,
+        "codex/turn-aborted",
+        message=r"^turn aborted\. something went wrong\?|^interrupted \(ctrl-c\)",
+    ),
+    # Gemini API sentences, when only the words arrive (Gemini CLI over ACP).
+    rule(
+        K.AUTH,
+        "gemini-cli/acp-api-key-not-valid",
+        message=r"^api key not valid\. please pass a valid api key",
+    ),
+    rule(
+        K.CONTEXT_EXHAUSTED,
+        "hermes/text-context-length-exceeded",
+        message=r"^context length exceeded(?::| \(\d[\d,]* tokens\)\.)"
+        r"|^request payload too large: max compression attempts",
+    ),
 )
