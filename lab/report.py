@@ -134,9 +134,9 @@ def markdown(rows: Sequence[Row], elapsed: float) -> str:
             continue
         out.append(
             "| failure | on the wire | provider's sentence | what the harness said "
-            "| card kind | card message | verdict |"
+            "| card kind | card message | verdict | s |"
         )
-        out.append("|---|---|---|---|---|---|---|")
+        out.append("|---|---|---|---|---|---|---|---|")
         for r in mine:
             label = SIMULATED.get(r.scenario, r.scenario)
             if r.fallback:
@@ -145,7 +145,8 @@ def markdown(rows: Sequence[Row], elapsed: float) -> str:
             kind = card.get("kind", "no card") + (" (retracted)" if r.retracted else "")
             out.append(
                 f"| {label} | {_wire(r)} | {_sentence(r)} | {_cell(r.wire_text)} | {kind} | "
-                f"{_cell(str(card.get('message', '')), 160)} | {_cell(r.verdict, 160)} |"
+                f"{_cell(str(card.get('message', '')), 160)} | {_cell(r.verdict, 160)} "
+                f"| {r.seconds:.0f} |"
             )
         out.append("")
     return "\n".join(out) + "\n"

@@ -22,12 +22,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lab import setups
+from lab import setups, simulator
 
 ROOT = Path(__file__).resolve().parent.parent
 
 # The focused matrix: failures every harness can meet, then a recovered fallback.
 SCENARIOS = ("rate_limit", "quota", "auth", "context", "overloaded", "server_error", "refusal")
+# A harness whose every case starts a daemon (OpenClaw's gateway, ~15 s) runs the focused set.
+SLOW_SCENARIOS = ("rate_limit", "quota", "auth", "context", "overloaded")
 CASE_TIMEOUT = 25.0  # per ACP request inside a case; a case that needs more is itself a finding
 
 # The card kind each simulated failure must produce (None: no card, the user got an answer).
@@ -188,24 +190,34 @@ def judge(row: Row, api: str) -> None:
         if row.wire != "answered":
             row.problems.append(f"the harness did not answer ({row.wire})")
     elif row.card is None:
-        row.problems.append("no card for a failed turn")
+        if row.scenario == "refusal" and row.wire == "answered" and _is_refusal_text(row):
+            pass  # the model's own refusal reached the user as its answer: nothing was lost
+        else:
+            row.problems.append("no card for a failed turn")
     else:
         kind = row.card.get("kind")
         message = str(row.card.get("message") or "")
-        if row.provider_sentence_on_wire is not False:
+        if row.wire == "dropped":
+            # The harness lost the reason: the card can only say that the agent completed
+            # without a reply (the in-harness reporters close this gap), or more.
+            if kind not in (row.expected_kind, "unknown"):
+                row.problems.append(f"kind {kind}, expected {row.expected_kind} (or unknown)")
+            if kind == "unknown" and "without a reply" not in message:
+                row.problems.append("a dropped error must say the agent completed without a reply")
+        elif row.provider_sentence_on_wire is False:
+            # Reworded or reduced to a status: the card may say less, never something else.
+            if kind not in lost_sentence_kinds(row.expected_kind):
+                row.problems.append(f"kind {kind}, expected {row.expected_kind} (or unknown)")
+        else:
             if kind != row.expected_kind:
                 row.problems.append(f"kind {kind}, expected {row.expected_kind}")
-        elif kind not in lost_sentence_kinds(row.expected_kind):
-            # The harness lost the provider's words: the card can only be as good as the
-            # rest of the wire (a status code), but it must not claim another failure.
-            row.problems.append(f"kind {kind}, expected {row.expected_kind} (or unknown)")
-        if row.provider_sentence_on_wire and phrase and phrase.lower() not in message.lower():
-            row.problems.append("the provider's sentence was on the wire but not in the card")
-        if row.wire == "dropped" and "reply" not in message.lower() and kind == "unknown":
-            row.problems.append(
-                "a dropped error must still say the agent completed without a reply"
-            )
+            if phrase and phrase.lower() not in message.lower():
+                row.problems.append("the provider's sentence was on the wire but not in the card")
     row.verdict = "ok" if not row.problems else "; ".join(row.problems)
+
+
+def _is_refusal_text(row: Row) -> bool:
+    return simulator.REFUSAL_TEXT.lower() in row.wire_text.lower()
 
 
 def lost_sentence_kinds(expected: str | None) -> set[str | None]:
@@ -226,7 +238,7 @@ def matrix(
         if harness.unsupported:
             cases.append((harness, "-", False))
             continue
-        for scenario in scenarios or SCENARIOS:
+        for scenario in scenarios or (SLOW_SCENARIOS if harness.slow else SCENARIOS):
             cases.append((harness, scenario, False))
         if harness.can_fall_back and (not scenarios or "fallback" in scenarios):
             cases.append((harness, "overloaded", True))

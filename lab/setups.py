@@ -47,6 +47,7 @@ class Harness:
     api: str  # which simulator API it speaks in the lab
     can_fall_back: bool = False
     unsupported: str | None = None  # why it cannot run in the lab, shown in the table
+    slow: bool = False  # each case starts a daemon: CI runs the focused set of failures
 
 
 def base_env(home: Path) -> dict[str, str]:
@@ -382,7 +383,9 @@ HARNESS_LIST: list[Harness] = [
         "openai-chat",
     ),
     Harness("hermes", "PyPI hermes-agent[acp]==0.19.0", hermes, "openai-chat"),
-    Harness("openclaw", "npm openclaw@2026.9.6", openclaw, "openai-chat", can_fall_back=True),
+    Harness(
+        "openclaw", "npm openclaw@2026.9.6", openclaw, "openai-chat", can_fall_back=True, slow=True
+    ),
 ]
 HARNESSES_BY_NAME = {h.name: h for h in HARNESS_LIST}
 
