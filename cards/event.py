@@ -15,7 +15,7 @@ from cards.html import sanitize, text_block
 from cards.notice import HTML_FORMAT
 from cards.render import render_matrix_html, render_plain
 from cards.shape import TurnError
-from cards.text import valid_text
+from cards.text import shown, valid_text
 
 # Matrix refuses events over 64 KiB, so a longer formatted_body cannot come from a
 # real event; the sanitiser's time grows with nesting depth, so it is not fed one.
@@ -49,7 +49,8 @@ def render_event(content: object) -> RenderedEvent:
             return RenderedEvent(render_plain(card), render_matrix_html(card), card=card)
         card_error = card
     body = content.get("body")
-    plain = valid_text(body) if isinstance(body, str) else ""
+    # The event's own text is drawn like a card's: control characters as symbols.
+    plain = shown(valid_text(body)) if isinstance(body, str) else ""
     formatted = content.get("formatted_body")
     if (
         content.get("format") == HTML_FORMAT
@@ -57,5 +58,6 @@ def render_event(content: object) -> RenderedEvent:
         and len(formatted) <= MAX_FORMATTED_BYTES
         and len(formatted.encode("utf-8", "surrogatepass")) <= MAX_FORMATTED_BYTES
     ):
-        return RenderedEvent(plain, sanitize(valid_text(formatted)), card_error=card_error)
+        html = sanitize(shown(valid_text(formatted)))
+        return RenderedEvent(plain, html, card_error=card_error)
     return RenderedEvent(plain, text_block(plain), card_error=card_error)
