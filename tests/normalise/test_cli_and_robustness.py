@@ -1,0 +1,138 @@
+"""`roombot classify` end to end, and classify never raising on hostile input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cards import Attempt, Kind
+from roombot.normalise import classify, classify_answer
+
+
+def _run(args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "roombot", "classify", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_cli_prints_one_json_line() -> None:
+    body = json.dumps(
+        {
+            "error": {
+                "message": "You exceeded your current quota, please check your plan and billing "
+                "details.",
+                "type": "insufficient_quota",
+                "code": "insufficient_quota",
+            }
+        }
+    )
+    form = {"status": 429, "body": body, "provider": "openai", "model": "gpt-4o"}
+    out = _run(["-"], json.dumps(form))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 1
+    got = json.loads(lines[0])
+    assert got == {
+        "kind": "quota",
+        "message": "You exceeded your current quota, please check your plan and billing details.",
+        "provider": "openai",
+        "model": "gpt-4o",
+        "status": 429,
+        "retry_after": None,
+    }
+
+
+def test_cli_reads_a_file(tmp_path: Path) -> None:
+    f = tmp_path / "e.json"
+    f.write_text(json.dumps({"exit": {"code": 137, "stderr": "Killed"}}))
+    out = _run([str(f)], "")
+    assert out.returncode == 0
+    assert json.loads(out.stdout)["kind"] == "harness_exited"
+
+
+def test_cli_answer_mode() -> None:
+    posing = _run(
+        ["--answer", "-"], json.dumps({"harness": "claude-code", "text": "Prompt is too long"})
+    )
+    assert json.loads(posing.stdout)["kind"] == "context_exhausted"
+    real = _run(
+        ["--answer"], json.dumps({"harness": "claude-code", "text": "429 means slow down."})
+    )
+    assert real.returncode == 0 and real.stdout.strip() == "null"
+
+
+def test_cli_bad_input_names_what_is_wrong() -> None:
+    cases = {
+        "not json": "not valid JSON",
+        "[1, 2]": "expected a JSON object",
+        '{"foo": 1}': "no error form",
+        '{"status": "429"}': "status: expected an HTTP status",
+        '{"status": 429, "body": {"a": 1}}': "body: expected a string",
+        '{"acp": {"code": "x", "message": "m"}}': "acp.code: expected an integer",
+        '{"exit": {"code": 1.5}}': "exit.code",
+        '{"text": 5}': "text: expected a string",
+    }
+    for stdin, words in cases.items():
+        out = _run(["-"], stdin)
+        assert out.returncode == 2, stdin
+        assert words in out.stderr, (stdin, out.stderr)
+        assert out.stdout == ""
+    missing = _run(["/nonexistent/file.json"], "")
+    assert missing.returncode == 2 and "cannot read" in missing.stderr
+    no_text = _run(["--answer", "-"], '{"harness": "x"}')
+    assert no_text.returncode == 2 and "text: expected a string" in no_text.stderr
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=40),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=20,
+)
+forms = st.sampled_from(
+    [
+        "status",
+        "acp",
+        "ironflow",
+        "exit",
+        "report",
+        "stop_reason",
+        "offline",
+        "text",
+        "body",
+        "headers",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(forms, json_values, max_size=4))
+def test_classify_never_raises(error: dict[str, object]) -> None:
+    got = classify(error)
+    assert isinstance(got, Attempt) and isinstance(got.kind, Kind)
+    assert isinstance(got.message, str)
+    assert got.retry_after is None or (isinstance(got.retry_after, int) and got.retry_after >= 0)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=0, max_value=999), st.text(max_size=200))
+def test_any_status_and_body(status: int, body: str) -> None:
+    got = classify({"status": status, "body": body, "headers": {"retry-after": body[:5]}})
+    assert got.status == status
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=300), st.sampled_from([None, "claude-code", "codex", "hermes", "x"]))
+def test_classify_answer_never_raises(text: str, harness: str | None) -> None:
+    got = classify_answer(harness, text)
+    assert got is None or isinstance(got.kind, Kind)
