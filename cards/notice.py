@@ -139,6 +139,8 @@ def _squeeze(err: TurnError, chars: int, listed: int) -> TurnError:
         turn=_cut(err.turn, chars),
         session=_cut(err.session, chars),
         node=_cut(err.node, chars),
+        # A real mxc:// URI is far shorter than any cut; a longer one is not one.
+        message_file=_cut(err.message_file, chars),
         note=note,
         attempts=attempts,
     )

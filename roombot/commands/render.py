@@ -83,7 +83,10 @@ def run(args: argparse.Namespace) -> int:
     elif args.matrix_html:
         out = render_matrix_html(card)
     elif args.content:
-        notice = build_notice(card)
+        try:
+            notice = build_notice(card)
+        except ValueError as exc:  # the card cannot fit in one event at all
+            return _fail(f"cannot build the notice: {exc}")
         out = json.dumps(notice.content, indent=2, ensure_ascii=False)
     else:
         out = render_plain(card)
