@@ -143,3 +143,13 @@ def test_the_installed_command(card_file: Path, tmp_path: Path) -> None:
     )
     assert worse.returncode == 2 and worse.stdout == b""
     assert worse.stderr.decode().count("\n") == 1
+
+
+def test_content_of_a_card_with_a_bogus_file_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    payload = {**to_payload(ERR), "message_file": "x" * 100_000}
+    code, out, err = run(["--content", str(_bad(tmp_path, json.dumps(payload).encode()))], capsys)
+    assert code == 0 and err == ""
+    content = json.loads(out)
+    assert len(json.dumps(content).encode()) <= CONTENT_BUDGET

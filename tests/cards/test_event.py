@@ -123,3 +123,10 @@ def test_any_content_renders_safely(content: dict[str, Any]) -> None:
     out = render_event(content)
     check_matrix_html(out.html)
     assert isinstance(out.plain, str)
+
+
+def test_the_fallback_shows_control_characters_too() -> None:
+    out = render_event({"body": "a\x1b[2Jb\x00", "format": HTML, "formatted_body": "<b>x\x1by</b>"})
+    for text in (out.plain, out.html):
+        assert "\x1b" not in text and "\x00" not in text
+    assert "\u241b" in out.plain and "\u241b" in check_matrix_html(out.html).data
