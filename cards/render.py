@@ -22,11 +22,13 @@ from cards.text import shown, shown_name
 FOLD_CHARS: Final = 600
 FOLD_LINES: Final = 8
 
-# One colour per kind: (accent on light, accent on dark). Chosen for >= 4.5:1
-# contrast against the page background of each scheme.
+# One colour per kind: (accent on light, accent on dark). Each has >= 4.5:1 contrast
+# against both backgrounds of its scheme (page and card panel: #ffffff/#f4f4f4 light,
+# #161616/#262626 dark), and white text on the light accent is >= 4.5:1 too (the
+# Matrix HTML badge, which cannot know the client's theme, draws white on it).
 KIND_COLOURS: Final[dict[Kind, tuple[str, str]]] = {
     Kind.QUOTA: ("#8a3ffc", "#be95ff"),
-    Kind.RATE_LIMIT: ("#b25b00", "#ffb454"),
+    Kind.RATE_LIMIT: ("#a65400", "#ffb454"),
     Kind.AUTH: ("#c21e56", "#ff7eb6"),
     Kind.BAD_REQUEST: ("#8e5a00", "#f1c21b"),
     Kind.CONTEXT_EXHAUSTED: ("#005d5d", "#3ddbd9"),
@@ -65,6 +67,12 @@ def _display(err: TurnError) -> TurnError:
     )
 
 
+def first_line(message: str, chars: int = FOLD_CHARS) -> str:
+    """An attempt's message in a list: its first line, at most `chars`; "…" says more exists."""
+    first = message.split("\n", 1)[0][:chars]
+    return first if first == message else f"{first} …"
+
+
 def _where(provider: str | None, model: str | None) -> str:
     return " / ".join(p for p in (provider, model) if p)
 
@@ -86,8 +94,7 @@ def _attempt_line(i: int, a: Attempt) -> str:
     where = _where(a.provider, a.model) or "(provider not known)"
     status = f", HTTP {a.status}" if a.status is not None else ""
     retry = f", retry after {a.retry_after} s" if a.retry_after is not None else ""
-    first = a.message.split("\n", 1)[0]
-    return f"{i}. {where}: {a.kind.label}{status}{retry}: {first}"
+    return f"{i}. {where}: {a.kind.label}{status}{retry}: {first_line(a.message)}"
 
 
 def _file_line(err: TurnError) -> str | None:
@@ -148,7 +155,7 @@ def _attempts_table(attempts: Iterable[Attempt]) -> str:
             escape(a.kind.label),
             status,
             retry,
-            text_block(a.message.split("\n", 1)[0][:FOLD_CHARS]),
+            text_block(first_line(a.message)),
         ]
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     head = "".join(
@@ -163,7 +170,10 @@ def render_matrix_html(err: TurnError) -> str:
     err = _display(err)
     light, _ = RECOVERED_COLOURS if err.recovered else KIND_COLOURS[err.kind]
     title = "Recovered" if err.recovered else err.kind.label
-    head = [f'<strong><span data-mx-color="{light}">{escape(title)}</span></strong>']
+    # A badge: the client's theme is unknown (a dark accent vanishes on a dark
+    # timeline), so both colours are given and white on the accent reads on either.
+    badge = f'<span data-mx-bg-color="{light}" data-mx-color="#ffffff"> {escape(title)} </span>'
+    head = [f"<strong>{badge}</strong>"]
     head.append(f"<code>{escape(err.harness)}</code>")
     where = _where(err.provider, err.model)
     if where:
