@@ -271,3 +271,35 @@ async def test_health_and_metrics(synapse: DevServer, tmp_path: Path) -> None:
             assert name in values
     finally:
         await team.member.close()
+
+
+async def test_verified_only_gives_keys_to_listed_devices_only(
+    synapse: DevServer, tmp_path: Path
+) -> None:
+    team = await make_team(synapse, tmp_path, encrypted=True)
+    device = team.member.client.device_id
+    cfg = team.config_path.read_text().replace(
+        "[matrix]\n",
+        f'[matrix]\ntrust = "verified_only"\n'
+        f'trusted_devices = ["{team.member_user.user_id} {device}"]\n',
+    )
+    team.config_path.write_text(cfg)
+    other_user = synapse.register_user(unique_name("other"))
+    other = Viewer(synapse.url, other_user.user_id, other_user.password, tmp_path / "other")
+    try:
+        await other.login()
+        await team.member.client.room_invite(team.room_id, other_user.user_id)
+        await other.sync(0)
+        await other.join(team.room_id)
+        async with running(team.config()) as bot:
+            bot.outbox.enqueue(Post(team.room_id, "v", turn_error("v")))
+            await wait_sent(bot, 1)
+        (s,) = await team.member.wait_for(team.room_id, 1, sender=team.bot.user_id)
+        assert s.encrypted and card_of(s.content).message == turn_error("v").message
+        for _ in range(10):
+            await other.sync(500)
+        assert not other.messages(team.room_id, team.bot.user_id)  # could not decrypt
+        assert [e.sender for e in other.undecryptable] == [team.bot.user_id]
+    finally:
+        await other.close()
+        await team.member.close()
