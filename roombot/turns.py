@@ -47,7 +47,7 @@ from roombot.events import (
     TurnReport,
     TurnStarted,
 )
-from roombot.normalise import classify, classify_answer
+from roombot.normalise import classify, classify_answer, is_failure
 
 __all__ = [
     "SESSION_REF",
@@ -482,6 +482,8 @@ class TurnMachine:
             self.counts["dropped_after_decision"] += 1  # attempts and reports after the card
         elif isinstance(event, TurnAttempt):
             self._signal(turn, _Signal(key, event.provider, event.model, start=True))
+        elif isinstance(event, TurnFailedAttempt | TurnReport) and not is_failure(event.error):
+            self.counts["not_failures"] += 1  # e.g. ironflow's CapacityWait: a wait, no failure
         elif isinstance(event, TurnFailedAttempt):
             provider = event.provider or _text(event.error.get("provider"))
             model = event.model or _text(event.error.get("model"))

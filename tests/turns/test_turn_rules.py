@@ -600,3 +600,21 @@ def test_every_card_survives_the_codec() -> None:
     assert len(decisions) == 2
     for post in posts(decisions):
         assert read_payload(to_payload(post.error)) == post.error
+
+
+def test_an_engine_waiting_for_capacity_is_no_failure() -> None:
+    # ironflow's CapacityWait says "run later", not "failed": it must never lead a card.
+    wait = {"ironflow": {"CapacityWait": {"provider": "anthropic"}}}
+    machine = TurnMachine()
+    answered = run(
+        machine, [started(0), ev("turn.failed_attempt", 1, error=wait), output(3), ended(4)]
+    )
+    assert answered == []
+    machine = TurnMachine()
+    silent = run(
+        machine, [started(0), ev("turn.report", 1, source="ironflow", error=wait), ended(4)]
+    )
+    card = only_post(silent).error
+    assert card.attempts == () or all("CapacityWait" not in a.message for a in card.attempts)
+    assert "without a reply" in card.message
+    assert machine.counts["not_failures"] == 1
