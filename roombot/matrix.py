@@ -111,9 +111,21 @@ class MatrixShell:
     # -- start -------------------------------------------------------------------------
 
     async def start(self) -> None:
-        await self._login()
-        if self.client.should_upload_keys:
-            await self._call(self.client.keys_upload())
+        # The homeserver may be down when the bot starts (a reboot of both): wait for it.
+        delay = 0.5
+        while True:
+            try:
+                await self._login()
+                if self.client.should_upload_keys:
+                    await self._call(self.client.keys_upload())
+                break
+            except _NETWORK as e:
+                log.warning(
+                    "homeserver unreachable at start, retrying",
+                    extra={"error": repr(e), "retry_in_s": delay},
+                )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 30)
         if self.cross_signing:
             await self._cross_sign()
         await self._initial_sync()

@@ -113,3 +113,27 @@ async def test_bot_sigkilled_during_burst(synapse: DevServer, tmp_path: Path) ->
             proc.wait(10)
         outbox.close()
         await team.member.close()
+
+
+async def test_bot_started_before_the_homeserver_waits_for_it(
+    synapse_factory: Callable[..., DevServer], tmp_path: Path
+) -> None:
+    hs = synapse_factory()
+    team = await make_team(hs, tmp_path, encrypted=False)
+    hs.stop()
+    try:
+        bot_ctx = running(team.config())
+        starting = asyncio.create_task(bot_ctx.__aenter__())
+        await asyncio.sleep(2)
+        assert not starting.done()  # still waiting for the homeserver, not dead
+        hs.start()
+        bot = await asyncio.wait_for(starting, 60)
+        try:
+            bot.outbox.enqueue(Post(team.room_id, "late", turn_error("late")))
+            await wait_until(lambda: bot.outbox.counts()["sent"] == 1, 30, "sent")
+        finally:
+            await bot_ctx.__aexit__(None, None, None)
+        (s,) = await team.member.wait_for(team.room_id, 1, sender=team.bot.user_id)
+        assert read_payload(s.content.get(CARD_KEY)).message == turn_error("late").message  # type: ignore[union-attr]
+    finally:
+        await team.member.close()
