@@ -8,7 +8,7 @@ the rest. Every card read from a room is hostile input: `read_payload` and
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from cards.kinds import Kind
@@ -42,7 +42,11 @@ class CardError:
 
 
 def to_payload(err: TurnError) -> dict[str, Any]:
-    """The card payload for a turn error. Absent values are left out; no floats."""
+    """The card payload for a turn error. Absent values are left out; no floats.
+
+    Every payload it returns is a valid v1 card: see `bounded` for numbers out of range.
+    """
+    err = bounded(err)
     out: dict[str, Any] = {
         "type": CARD_TYPE,
         "v": CARD_VERSION,
@@ -59,6 +63,43 @@ def to_payload(err: TurnError) -> dict[str, Any]:
             out[name] = True
     out["attempts"] = [_attempt_payload(a) for a in err.attempts]
     return out
+
+
+def _whole(value: int | None) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        return None
+    return value if 0 <= value <= MAX_INT else None
+
+
+def bounded(err: TurnError) -> TurnError:
+    """`err` with every number outside 0..2^53-1 (a clock gone wrong, a hostile
+    Retry-After, a negative status) made unknown (None). Such a number would make
+    Matrix refuse the whole event in a plain room, or a reader refuse the card, so
+    the card and the prose both leave it out. The same object when all are in range."""
+    attempts = tuple(
+        a
+        if (_whole(a.status), _whole(a.retry_after)) == (a.status, a.retry_after)
+        else replace(a, status=_whole(a.status), retry_after=_whole(a.retry_after))
+        for a in err.attempts
+    )
+    retry_after, started_at, failed_at = (
+        _whole(err.retry_after),
+        _whole(err.started_at),
+        _whole(err.failed_at),
+    )
+    if (retry_after, started_at, failed_at) == (
+        err.retry_after,
+        err.started_at,
+        err.failed_at,
+    ) and all(x is y for x, y in zip(attempts, err.attempts, strict=True)):
+        return err
+    return replace(
+        err,
+        attempts=attempts,
+        retry_after=retry_after,
+        started_at=started_at,
+        failed_at=failed_at,
+    )
 
 
 def _attempt_payload(a: Attempt) -> dict[str, Any]:
