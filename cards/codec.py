@@ -44,9 +44,9 @@ class CardError:
 def to_payload(err: TurnError) -> dict[str, Any]:
     """The card payload for a turn error. Absent values are left out; no floats.
 
-    Every payload it returns is a valid v1 card: see `bounded` for numbers out of range.
+    Every payload it returns is a valid v1 card that Matrix accepts: see `sendable`.
     """
-    err = bounded(err)
+    err = sendable(err)
     out: dict[str, Any] = {
         "type": CARD_TYPE,
         "v": CARD_VERSION,
@@ -71,34 +71,59 @@ def _whole(value: int | None) -> int | None:
     return value if 0 <= value <= MAX_INT else None
 
 
-def bounded(err: TurnError) -> TurnError:
-    """`err` with every number outside 0..2^53-1 (a clock gone wrong, a hostile
-    Retry-After, a negative status) made unknown (None). Such a number would make
-    Matrix refuse the whole event in a plain room, or a reader refuse the card, so
-    the card and the prose both leave it out. The same object when all are in range."""
-    attempts = tuple(
-        a
-        if (_whole(a.status), _whole(a.retry_after)) == (a.status, a.retry_after)
-        else replace(a, status=_whole(a.status), retry_after=_whole(a.retry_after))
-        for a in err.attempts
-    )
-    retry_after, started_at, failed_at = (
-        _whole(err.retry_after),
-        _whole(err.started_at),
-        _whole(err.failed_at),
-    )
-    if (retry_after, started_at, failed_at) == (
-        err.retry_after,
-        err.started_at,
-        err.failed_at,
-    ) and all(x is y for x, y in zip(attempts, err.attempts, strict=True)):
+def _text(value: str | None) -> str | None:
+    return None if value is None else valid_text(value)
+
+
+_SENT_STR = ("message", "harness", *_OPTIONAL_STR)
+
+
+def sendable(err: TurnError) -> TurnError:
+    """`err` as it can be sent: each lone surrogate as U+FFFD, and each number outside
+    0..2^53-1 (a clock gone wrong, a hostile Retry-After, a negative status) unknown.
+    Either would make the event fail (Synapse cannot canonicalise a lone surrogate and
+    refuses such integers in a plain room; the encrypting client cannot encode one) or
+    a reader refuse the card, so the card and the prose both leave them out.
+    The same object when nothing needs changing (the usual case, and cheap)."""
+    attempts = tuple(_sendable_attempt(a) for a in err.attempts)
+    texts = {name: _text(getattr(err, name)) for name in _SENT_STR}
+    numbers = {name: _whole(getattr(err, name)) for name in _OPTIONAL_INT}
+    if (
+        all(texts[n] is getattr(err, n) for n in texts)
+        and all(numbers[n] == getattr(err, n) for n in numbers)
+        and all(x is y for x, y in zip(attempts, err.attempts, strict=True))
+    ):
         return err
     return replace(
         err,
+        message=valid_text(err.message),
+        harness=valid_text(err.harness),
+        provider=texts["provider"],
+        model=texts["model"],
+        turn=texts["turn"],
+        session=texts["session"],
+        node=texts["node"],
+        note=texts["note"],
+        message_file=texts["message_file"],
+        retry_after=numbers["retry_after"],
+        started_at=numbers["started_at"],
+        failed_at=numbers["failed_at"],
         attempts=attempts,
-        retry_after=retry_after,
-        started_at=started_at,
-        failed_at=failed_at,
+    )
+
+
+def _sendable_attempt(a: Attempt) -> Attempt:
+    message, provider, model = valid_text(a.message), _text(a.provider), _text(a.model)
+    status, retry_after = _whole(a.status), _whole(a.retry_after)
+    if (
+        message is a.message
+        and provider is a.provider
+        and model is a.model
+        and (status, retry_after) == (a.status, a.retry_after)
+    ):
+        return a
+    return replace(
+        a, message=message, provider=provider, model=model, status=status, retry_after=retry_after
     )
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import quote
 
-from cards.codec import CARD_KEY, bounded, to_payload
+from cards.codec import CARD_KEY, sendable, to_payload
 from cards.html import escape
 from cards.render import render_matrix_html, render_plain
 from cards.shape import TurnError
@@ -154,7 +154,7 @@ def build_notice(
     budget: int = CONTENT_BUDGET,
 ) -> Notice:
     """The notice content for a failed turn, under `budget` bytes serialized."""
-    err = bounded(err)  # the prose leaves out what the card must leave out
+    err = sendable(err)  # the prose shows what the card can hold
     # Sizes of the card alone tell which steps can succeed, so a 5 MB message
     # is never rendered whole only to be thrown away.
     card_size = content_size({CARD_KEY: to_payload(err)})
