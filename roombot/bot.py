@@ -37,6 +37,7 @@ class Bot:
             backoff_initial=config.outbox.backoff_initial,
             backoff_max=config.outbox.backoff_max,
             poll_interval=config.outbox.poll_interval,
+            keep_settled=config.outbox.keep_days * 86400,
         )
         self.shell.on_rooms_changed.append(self.courier.wake)
         # Sources -> journal -> turn rules -> outbox. Always running (the demo and

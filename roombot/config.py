@@ -108,6 +108,7 @@ class OutboxConfig:
     backoff_initial: float = 1.0
     backoff_max: float = 60.0
     poll_interval: float = 1.0
+    keep_days: float = 7.0  # sent notices are remembered this long (must outlive the journal)
 
 
 @dataclass(frozen=True, slots=True)
@@ -370,6 +371,7 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
         backoff_initial=backoff_initial,
         backoff_max=o.number("backoff_max", 60.0, minimum=backoff_initial),
         poll_interval=o.number("poll_interval", 1.0, minimum=0.01),
+        keep_days=o.number("keep_days", 7.0, minimum=0.0),
     )
     o.finish()
 
@@ -400,6 +402,12 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
             raise ConfigError(f"reporters.{name}", f"expected a string, got {_kind(value)}")
     top.finish()
 
+    if outbox.keep_days * 86400 <= turns.dedup_horizon:
+        raise ConfigError(
+            "outbox.keep_days",
+            f"must be longer than turns.dedup_horizon ({turns.dedup_horizon:g} s): a decision "
+            "replayed from the journal must still find its sent notice, or it is sent again",
+        )
     return Config(
         state_dir=state_dir,
         matrix=matrix,

@@ -265,6 +265,20 @@ class Outbox:
                 listener()
         return changed
 
+    def prune(self, before: float) -> int:
+        """Forget sent and refused notices settled before `before` (wall clock).
+
+        Keep them longer than the pipeline's journal horizon: a decision replayed from the
+        journal must still find its key here, or it would be sent again.
+        """
+        with self._lock:
+            cur = self._db.execute(
+                "DELETE FROM notices WHERE state != 'pending' "
+                "AND COALESCE(sent_at, enqueued_at) < ?",
+                (before,),
+            )
+            return cur.rowcount
+
     def _exec(self, sql: str, params: tuple[Any, ...]) -> None:
         with self._lock:
             self._db.execute(sql, params)
@@ -415,6 +429,7 @@ class Courier:
         backoff_max: float = 60.0,
         poll_interval: float = 1.0,
         grace: float = 10.0,
+        keep_settled: float = 7 * 86400.0,
         rng: random.Random | None = None,
     ) -> None:
         self.outbox = outbox
@@ -423,6 +438,8 @@ class Courier:
         self.backoff_max = backoff_max
         self.poll_interval = poll_interval
         self.grace = grace  # how long a send in flight may finish after stop
+        self.keep_settled = keep_settled  # seconds sent/refused rows are kept
+        self._last_prune = 0.0
         self.rng = rng or random.Random()
         self.stats = CourierStats()
         self._tasks: dict[str, asyncio.Task[None]] = {}
@@ -454,6 +471,11 @@ class Courier:
         try:
             while not self._stopping.is_set():
                 self._wake.clear()
+                if time.time() - self._last_prune > 3600:
+                    self._last_prune = time.time()
+                    pruned = self.outbox.prune(self._last_prune - self.keep_settled)
+                    if pruned:
+                        log.info("outbox pruned", extra={"rows": pruned})
                 for room in self.outbox.rooms_with_work():
                     task = self._tasks.get(room)
                     if task is None or task.done():

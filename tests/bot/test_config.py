@@ -69,6 +69,7 @@ BAD = [
     (GOOD + "\n[outbox]\nbackoff_initial = -1\n", "outbox.backoff_initial"),
     (GOOD.replace("[[rooms]]", "[matrix.trust]\n[[rooms]]"), "matrix"),
     (GOOD + "\n[turns]\ngrace = -1\n", "turns.grace"),
+    (GOOD + "\n[outbox]\nkeep_days = 0.5\n", "outbox.keep_days"),
     (GOOD + "\n[turns]\ngrase = 1\n", "turns.grase"),
     (GOOD + '\n[api]\nport = "80"\n', "api.port"),
     ("this is = not toml [", "(syntax)"),

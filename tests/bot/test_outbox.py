@@ -182,3 +182,15 @@ async def test_gone_room_is_parked_and_others_flow(tmp_path: Path) -> None:
     assert box.counts() == {"pending": 3, "sent": 3, "failed": 1, "parked": 3}
     assert box.head("!gone").turn == "g0"  # type: ignore[union-attr]
     assert box.unpark("!gone") and box.rooms_with_work() == ["!gone"]
+
+
+def test_prune_forgets_only_settled_rows(tmp_path: Path) -> None:
+    box = Outbox(tmp_path / "o.sqlite3")
+    box.enqueue(Post("!a", "old", err()))
+    box.enqueue(Post("!a", "pending", err()))
+    old = box.get("old/post")
+    assert old is not None
+    box.mark_sent(old.seq, "$old")
+    assert box.prune(time.time() - 3600) == 0  # sent just now: kept
+    assert box.prune(time.time() + 1) == 1
+    assert box.get("old/post") is None and box.get("pending/post") is not None
