@@ -66,8 +66,11 @@ def _examples(out: str) -> int:
             errors.append(card)
             print(f"--- {entry.name}\n{render_plain(card)}\n")
     page = Path(out)
-    page.parent.mkdir(parents=True, exist_ok=True)
-    page.write_text(render_html_page(errors, title="roombot example cards"), encoding="utf-8")
+    try:
+        page.parent.mkdir(parents=True, exist_ok=True)
+        page.write_text(render_html_page(errors, title="roombot example cards"), encoding="utf-8")
+    except OSError as exc:
+        return _fail(f"cannot write {out}: {exc.strerror}")
     print(f"{len(errors)} cards; HTML page written to {page}")
     return 0
 
