@@ -88,3 +88,34 @@ def _card_like(draw: st.DrawFn) -> dict[str, Any]:
 
 
 card_like = st.composite(_card_like)()
+
+
+# Values a buggy or hostile source could put in the shape: any integer, lone surrogates.
+raw_texts = st.text(alphabet=st.characters(codec=None), max_size=50) | st.just("a\ud800b")
+raw_ints = st.none() | st.integers() | st.sampled_from([-1, 2**53, 2**64, 10**30])
+
+raw_attempts = st.builds(
+    Attempt,
+    kind=kinds,
+    message=raw_texts,
+    provider=opt(raw_texts),
+    model=opt(raw_texts),
+    status=raw_ints,
+    retry_after=raw_ints,
+)
+
+raw_turn_errors = st.builds(
+    TurnError,
+    kind=kinds,
+    message=raw_texts,
+    harness=raw_texts,
+    provider=opt(raw_texts),
+    model=opt(raw_texts),
+    retry_after=raw_ints,
+    attempts=st.lists(raw_attempts, max_size=3).map(tuple),
+    turn=opt(raw_texts),
+    note=opt(raw_texts),
+    started_at=raw_ints,
+    failed_at=raw_ints,
+    message_file=opt(raw_texts),
+)

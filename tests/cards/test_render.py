@@ -11,6 +11,7 @@ from cards.kinds import Kind
 from cards.render import (
     CARD_CSS,
     KIND_COLOURS,
+    RECOVERED_COLOURS,
     render_html_fragment,
     render_html_page,
     render_matrix_html,
@@ -98,10 +99,13 @@ def _contrast(hex_a: str, hex_b: str) -> float:
 
 
 def test_kind_colours_are_readable_on_both_schemes() -> None:
-    # WCAG AA for large text (the accent colours the card's title): 3:1 on the panel.
-    for light, dark in KIND_COLOURS.values():
-        assert _contrast(light, "#f4f4f4") >= 3.0, light
-        assert _contrast(dark, "#262626") >= 3.0, dark
+    # WCAG AA for normal text, 4.5:1: each accent on its scheme's page and card panel,
+    # and white on the light accent (the Matrix HTML badge, whatever the client's theme).
+    for light, dark in [*KIND_COLOURS.values(), RECOVERED_COLOURS]:
+        for background in ("#ffffff", "#f4f4f4"):
+            assert _contrast(light, background) >= 4.5, (light, background)
+        for background in ("#161616", "#262626"):
+            assert _contrast(dark, background) >= 4.5, (dark, background)
 
 
 def test_hostile_message_is_escaped_in_every_form() -> None:
