@@ -50,3 +50,14 @@ def synapse_factory() -> Iterator[Callable[..., DevServer]]:
     finally:
         for server in made:
             server.cleanup()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    # Under CI a skipped test is a failure: real-server tests must never go
+    # quietly missing (a Synapse that did not start, a harness not installed).
+    report = yield
+    if os.environ.get("CI") and report.skipped and not hasattr(report, "wasxfail"):
+        report.outcome = "failed"
+        report.longrepr = f"skipped under CI, which counts as a failure: {report.longrepr}"
+    return report
