@@ -3,7 +3,7 @@
 // `turn` is "session:{id}": the reporter knows its session, not the ACP request id that the
 // proxy puts in its turn ids, so roombot joins the report to the turn of that session that
 // was running at `at`. `error` is the normaliser's `report` form (docs/error-forms.md) with
-// provider and model beside it, so the rules file it under the right try.
+// the model beside it, so the rules file it under the right try.
 import crypto from "node:crypto";
 
 export const SESSION_REF = "session:";
@@ -41,8 +41,11 @@ export function buildReport({ source, harness, session, at, failure }) {
   ]) {
     if (value !== undefined && value !== null && value !== "") report[key] = value;
   }
+  // The model beside the report files it under the try that asked that model (a fallback's
+  // failure under the fallback). The provider stays inside: the harness's provider names
+  // need not be the ones the ACP source was told (`--provider`), and a name that differs
+  // would make the report a try of its own.
   const error = { report };
-  if (failure.provider) error.provider = failure.provider;
   if (failure.model) error.model = failure.model;
   return {
     type: "turn.report",

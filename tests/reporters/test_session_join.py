@@ -60,8 +60,7 @@ def report(at: float, n: int = 0, session: str = S, body: str = RATE_LIMIT_BODY)
         "at": at,
         "source": "roombot-pi-reporter",
         "error": {
-            "report": {"harness": "pi", "status": 429, "body": body},
-            "provider": "lab",
+            "report": {"harness": "pi", "provider": "lab", "status": 429, "body": body},
             "model": "lab-large",
         },
     }

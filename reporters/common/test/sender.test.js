@@ -145,7 +145,7 @@ test("splitStatus and retryAfterIn read the harnesses' sentences", () => {
   assert.equal(retryAfterIn("no hint"), null);
 });
 
-test("buildReport: the session ref, seconds, the report form with provider and model beside", () => {
+test("buildReport: the session ref, seconds, the report form with the model beside", () => {
   const ev = buildReport({
     source: "src",
     harness: "pi",
@@ -159,7 +159,6 @@ test("buildReport: the session ref, seconds, the report form with provider and m
   assert.match(ev.event_id, /^src\/[0-9a-f-]{36}$/);
   assert.deepEqual(ev.error, {
     report: { harness: "pi", provider: "lab", model: "m", status: 429, body: "{}", message: "429: {}" },
-    provider: "lab",
     model: "m",
   });
 });
