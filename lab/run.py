@@ -238,7 +238,8 @@ def matrix(
         if harness.unsupported:
             cases.append((harness, "-", False))
             continue
-        for scenario in scenarios or (SLOW_SCENARIOS if harness.slow else SCENARIOS):
+        default = (SLOW_SCENARIOS if harness.slow else SCENARIOS) + harness.extra
+        for scenario in scenarios or default:
             cases.append((harness, scenario, False))
         if harness.can_fall_back and (not scenarios or "fallback" in scenarios):
             cases.append((harness, "overloaded", True))

@@ -51,6 +51,7 @@ class Harness:
     can_fall_back: bool = False
     unsupported: str | None = None  # why it cannot run in the lab, shown in the table
     slow: bool = False  # each case starts a daemon: CI runs the focused set of failures
+    extra: tuple[str, ...] = ()  # scenarios run for this harness only (e.g. a hang it times out)
 
 
 def base_env(home: Path) -> dict[str, str]:
@@ -375,7 +376,13 @@ def _wait_port(port: int, timeout: float) -> None:
 
 
 HARNESS_LIST: list[Harness] = [
-    Harness("claude-code", "npm @zed-industries/claude-agent-acp@0.23.1", claude, "anthropic"),
+    Harness(
+        "claude-code",
+        "npm @zed-industries/claude-agent-acp@0.23.1",
+        claude,
+        "anthropic",
+        extra=("hang",),  # API_TIMEOUT_MS=8000 ends it in ~10 s
+    ),
     Harness("codex", "npm @zed-industries/codex-acp@0.16.0", codex, "openai-responses"),
     Harness("gemini-cli", "npm @google/gemini-cli@0.61.0", gemini, "gemini"),
     Harness("opencode", "npm opencode-ai@1.18.33", opencode, "openai-chat"),
