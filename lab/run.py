@@ -101,6 +101,8 @@ class Row:
     verdict: str = ""  # "ok" or what is wrong
     problems: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    # Where else the provider's sentence was left (stderr, log files): where a reporter can look.
+    reason_elsewhere: list[str] = field(default_factory=list)
     requests: list[str] = field(default_factory=list)
     note: str = ""
 
@@ -162,8 +164,27 @@ def run_case(harness: setups.Harness, scenario: str, fallback: bool, out: Path) 
     row.retracted = any(d.get("retract") for d in decisions)
     row.card = posts[-1]["card"] if posts else None
     judge(row, harness.api)
+    row.reason_elsewhere = _reason_elsewhere(case_dir, sentence(harness.api, scenario))
     (case_dir / "row.json").write_text(json.dumps(asdict(row), indent=2))
     return row
+
+
+def _reason_elsewhere(case_dir: Path, phrase: str | None) -> list[str]:
+    if phrase is None:
+        return []
+    home = case_dir / "home"
+    places = [case_dir / "stderr.txt"]
+    for pattern in ("*.log", "*.jsonl", "*.json", "*.sqlite", "*.db"):
+        places.extend(sorted(p for p in home.rglob(pattern) if p.is_file()))
+    needle = phrase.lower().encode()
+    found = []
+    for path in places:
+        try:
+            if path.stat().st_size < 32 * 1024 * 1024 and needle in path.read_bytes().lower():
+                found.append(str(path.relative_to(case_dir)))
+        except OSError:
+            continue
+    return found
 
 
 def replay(events: Path) -> list[dict[str, Any]]:

@@ -288,6 +288,7 @@ def openclaw(home: Path, port: int, with_fallback: bool) -> Launch:
             "OPENCLAW_STATE_DIR": str(state),
             "OPENCLAW_CONFIG_PATH": str(state / "openclaw.json"),
             "OPENCLAW_GATEWAY_TOKEN": OPENCLAW_TOKEN,
+            "OPENCLAW_NO_AUTO_UPDATE": "1",
         }
     )
     models = [{"id": OPENCLAW_MODEL, "name": "Lab large"}]
@@ -316,6 +317,8 @@ def openclaw(home: Path, port: int, with_fallback: bool) -> Launch:
             },
         },
         "update": {"checkOnStart": False},
+        "telemetry": {"enabled": False},
+        "logging": {"file": str(home / "openclaw.log")},  # not the shared /tmp/openclaw
     }
     _write(state / "openclaw.json", json.dumps(config, indent=2))
     # The embedded runtime's own session settings (not openclaw.json keys): no recovery
