@@ -295,8 +295,8 @@ REPORTERS: dict[str, Reporter] = {
 
 
 def reporter_map() -> dict[str, str]:
-    """harness -> reporter source, for TurnMachine's `reporters` (the 'would have' note)."""
-    return {r.harness: r.source for r in REPORTERS.values()}
+    """harness -> reporter name, for TurnMachine's `reporters` (the 'would have' note)."""
+    return {r.harness: r.name for r in REPORTERS.values()}
 
 
 # --- reading and writing the files ---------------------------------------------------------
