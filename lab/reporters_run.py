@@ -64,6 +64,10 @@ def matrix(harnesses: Sequence[str] | None = None) -> list[tuple[setups.Harness,
         if harness.unsupported or (harnesses and harness.name not in harnesses):
             continue
         cases += [(harness, s, "") for s in SCENARIOS]
+        if harness.name == "pi":
+            # Pi drops a safety block too (no text): its reporter says it was a refusal.
+            # OpenClaw shows the model's refusal words as the answer: no card, rightly.
+            cases.append((harness, "refusal", ""))
         if harness.can_fall_back:
             cases.append((harness, "overloaded", "fallback"))
         elif harness.name == "pi":
@@ -160,6 +164,7 @@ _LABEL = {
     "auth": "bad API key",
     "overloaded": "overloaded (529 / 503)",
     "context": "prompt over the context window",
+    "refusal": "safety refusal in the stream",
 }
 
 

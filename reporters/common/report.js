@@ -24,6 +24,15 @@ export function retryAfterIn(text) {
   return Math.ceil(ms ? value / 1000 : value);
 }
 
+// Finish reasons a provider gives for a safety block. A harness that turns one into a
+// failed message keeps only "finish_reason: content_filter"; the report says what it is.
+const REFUSALS = new Set(["content_filter", "refusal", "safety", "prohibited_content", "blocklist"]);
+
+/** The kind a reporter can state itself (used by roombot only when its rules find none). */
+export function kindOf(rawStopReason) {
+  return typeof rawStopReason === "string" && REFUSALS.has(rawStopReason.toLowerCase()) ? "refusal" : undefined;
+}
+
 /**
  * One report. `failure` holds what the harness knew: provider, model, status, body (the
  * provider's own, untrimmed), headers, message (the harness's sentence), retryAfter.
@@ -38,6 +47,7 @@ export function buildReport({ source, harness, session, at, failure }) {
     ["headers", failure.headers],
     ["message", failure.message],
     ["retry_after", failure.retryAfter],
+    ["kind", failure.kind],
   ]) {
     if (value !== undefined && value !== null && value !== "") report[key] = value;
   }

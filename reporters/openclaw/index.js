@@ -9,7 +9,7 @@
 // .config = {url, tokenFile | tokenEnv, onlyAcp}; without url and a token it sends nothing.
 // Handlers return at once and never throw.
 import { Sender, resolveConfig } from "../common/sender.js";
-import { Seen, buildReport, retryAfterIn, splitStatus } from "../common/report.js";
+import { Seen, buildReport, kindOf, retryAfterIn, splitStatus } from "../common/report.js";
 
 export const SOURCE = "roombot-openclaw-reporter";
 export const HARNESS = "openclaw";
@@ -39,6 +39,7 @@ export function failureOf(message, { provider, model } = {}) {
     body: body !== undefined ? body : status !== null ? rest : undefined,
     message: text || "the model call failed with no message",
     retryAfter: retryAfterIn(text),
+    kind: kindOf(message.rawStopReason),
   };
 }
 

@@ -8,7 +8,7 @@
 //   "roombotReporter": {"url": "http://127.0.0.1:8450", "tokenFile": "/path"}  (or "tokenEnv")
 // Without them it sends nothing. Handlers never throw and never wait for the network.
 import { Sender, resolveConfig } from "../common/sender.js";
-import { Seen, buildReport, retryAfterIn, splitStatus } from "../common/report.js";
+import { Seen, buildReport, kindOf, retryAfterIn, splitStatus } from "../common/report.js";
 
 export const SOURCE = "roombot-pi-reporter";
 export const HARNESS = "pi";
@@ -27,6 +27,7 @@ export function failureOf(message) {
     body: status !== null ? rest : undefined,
     message: text || "the model call failed with no message",
     retryAfter: retryAfterIn(text),
+    kind: kindOf(message.rawStopReason),
   };
 }
 

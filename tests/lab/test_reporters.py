@@ -45,7 +45,15 @@ def test_the_matrix_covers_the_issue() -> None:
     for harness, scenario, mode in CASES:
         by_harness.setdefault(harness.name, set()).add(scenario + (f"/{mode}" if mode else ""))
     assert by_harness == {
-        "pi": {"rate_limit", "quota", "auth", "overloaded", "context", "rate_limit/recover"},
+        "pi": {
+            "rate_limit",
+            "quota",
+            "auth",
+            "overloaded",
+            "context",
+            "refusal",
+            "rate_limit/recover",
+        },
         "openclaw": {"rate_limit", "quota", "auth", "overloaded", "context", "overloaded/fallback"},
     }
 

@@ -76,7 +76,27 @@ test("failureOf reads status and body from Pi's errorMessage, or keeps the words
   const f = failureOf(fixture.event.message);
   assert.equal(f.status, 429);
   const words = failureOf({ role: "assistant", stopReason: "error", errorMessage: "Connection error.", provider: "p", model: "m" });
-  assert.deepEqual(words, { provider: "p", model: "m", status: null, body: undefined, message: "Connection error.", retryAfter: null });
+  assert.deepEqual(words, {
+    provider: "p",
+    model: "m",
+    status: null,
+    body: undefined,
+    message: "Connection error.",
+    retryAfter: null,
+    kind: undefined,
+  });
+  // a safety block Pi turned into a failed message (recorded: the lab's refusal case)
+  const refusal = failureOf({
+    role: "assistant",
+    stopReason: "error",
+    rawStopReason: "content_filter",
+    errorMessage: "Provider finish_reason: content_filter",
+    provider: "lab",
+    model: "lab-large",
+  });
+  assert.equal(refusal.kind, "refusal");
+  assert.equal(refusal.status, null);
+  assert.equal(refusal.message, "Provider finish_reason: content_filter");
 });
 
 test("the extension registers on Pi's events and never throws into Pi", async () => {
