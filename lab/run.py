@@ -27,7 +27,16 @@ from lab import setups, simulator
 ROOT = Path(__file__).resolve().parent.parent
 
 # The focused matrix: failures every harness can meet, then a recovered fallback.
-SCENARIOS = ("rate_limit", "quota", "auth", "context", "overloaded", "server_error", "refusal")
+SCENARIOS = (
+    "rate_limit",
+    "quota",
+    "auth",
+    "bad_request",
+    "context",
+    "overloaded",
+    "server_error",
+    "refusal",
+)
 # A harness whose every case starts a daemon (OpenClaw's gateway, ~15 s) runs the focused set.
 SLOW_SCENARIOS = ("rate_limit", "quota", "auth", "context", "overloaded")
 CASE_TIMEOUT = 25.0  # per ACP request inside a case; a case that needs more is itself a finding
