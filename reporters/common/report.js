@@ -38,7 +38,7 @@ export function kindOf(rawStopReason) {
  * provider's own, untrimmed), headers, message (the harness's sentence), retryAfter.
  */
 export function buildReport({ source, harness, session, at, failure }) {
-  const report = { harness };
+  const report = { v: 1, harness };
   for (const [key, value] of [
     ["provider", failure.provider],
     ["model", failure.model],

@@ -158,7 +158,7 @@ test("buildReport: the session ref, seconds, the report form with the model besi
   assert.equal(ev.at, 1796065930.956);
   assert.match(ev.event_id, /^src\/[0-9a-f-]{36}$/);
   assert.deepEqual(ev.error, {
-    report: { harness: "pi", provider: "lab", model: "m", status: 429, body: "{}", message: "429: {}" },
+    report: { v: 1, harness: "pi", provider: "lab", model: "m", status: 429, body: "{}", message: "429: {}" },
     model: "m",
   });
 });
