@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from cards.kinds import Kind
@@ -29,24 +28,7 @@ from roombot.outbox import (
     error_from_json,
     error_to_json,
 )
-
-
-@dataclass(frozen=True)
-class Post:
-    room: str
-    turn: str
-    error: TurnError
-
-    @property
-    def key(self) -> str:
-        return f"{self.turn}/post"
-
-
-@dataclass(frozen=True)
-class Retract(Post):
-    @property
-    def key(self) -> str:
-        return f"{self.turn}/retract"
+from roombot.turns import Post, Retract
 
 
 def err(message: str = "boom") -> TurnError:
