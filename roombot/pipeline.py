@@ -220,7 +220,9 @@ class Pipeline:
         return TurnStatus(
             turn=turn,
             room=room,
-            state="decided" if turn in self._decided_at else "open",
+            # A posted card decides the turn, even while the rules keep it to
+            # retract the card should it recover (harness exited, node offline).
+            state="decided" if turn in self._decided_at or last is not None else "open",
             notice=last[0] if last else None,
             error=last[1] if last else None,
         )

@@ -183,3 +183,18 @@ async def test_turns_the_rules_forgot_leave_the_journal_too(tmp_path: Path) -> N
     assert p.room_of("z4") is not None
     await p.stop()
     outbox.close()
+
+
+async def test_a_turn_failed_by_its_harness_exiting_reads_as_decided(tmp_path: Path) -> None:
+    # The machine keeps such a turn to retract its card if it recovers; to a
+    # source reading the turn back it is decided all the same: a card went out.
+    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    p = Pipeline(tmp_path / "j.sqlite3", TurnMachine(RULES), outbox)
+    await p.start()
+    exited = {"type": "harness.exited", "harness": "codex", "error": {"exit": {"code": 1}}}
+    await p.accept(parse_batch({"events": [started("x1"), exited]}))
+    await wait_for(lambda: outbox.get("x1/post") is not None)
+    status = p.status("x1")
+    assert status is not None and status.state == "decided" and status.notice == "post"
+    await p.stop()
+    outbox.close()
