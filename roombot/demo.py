@@ -518,12 +518,7 @@ async def run_demo(out_html: Path, *, keep: bool = False, stream: TextIO = sys.s
             deadline = time.monotonic() + 30
             while True:
                 statuses = [bot.pipeline.status(s.turn) for s in turns]
-                # A turn closed by harness.exited / node.offline may stay "open" in the
-                # pipeline's view although its decision is out: count a decision as done.
-                decided = all(
-                    st is not None and (st.state == "decided" or st.notice is not None)
-                    for st in statuses
-                )
+                decided = all(st is not None and st.state == "decided" for st in statuses)
                 posts = sum(1 for st in statuses if st is not None and st.notice == "post")
                 counts = bot.outbox.counts()
                 if (
@@ -536,7 +531,7 @@ async def run_demo(out_html: Path, *, keep: bool = False, stream: TextIO = sys.s
                     open_turns = [
                         s.turn
                         for s, st in zip(turns, statuses, strict=True)
-                        if st is None or (st.state != "decided" and st.notice is None)
+                        if st is None or st.state != "decided"
                     ]
                     raise TimeoutError(f"not all delivered in 30 s: {counts}, open: {open_turns}")
                 await asyncio.sleep(0.2)
