@@ -20,8 +20,8 @@ demo: $(STAMP)
 	$(BIN)/roombot demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check cards roombot tests bench
-	$(BIN)/ruff format --check cards roombot tests bench
+	$(BIN)/ruff check cards roombot tests bench lab
+	$(BIN)/ruff format --check cards roombot tests bench lab
 
 typecheck: $(STAMP)
 	$(BIN)/mypy $(wildcard $(MYPY_PATHS))
