@@ -77,7 +77,7 @@ def test_card_with_reporter(
 
 def test_after_section(tmp_path: Path) -> None:
     assert ROWS, "no lab case with reporters ran"
-    section = markdown_after(ROWS, 0.0)
+    section = markdown_after(ROWS, sum(r.seconds for r in ROWS))
     docs = ROOT / "docs" / "harnesses.md"
     target = docs if os.environ.get("ROOMBOT_LAB_DOCS") == "1" else tmp_path / "harnesses.md"
     if target != docs and docs.exists():
