@@ -7,7 +7,13 @@ phrase inside it, so a real answer that talks about errors never fires.
 
 A form either gives its kind itself, or (kind None) carries the provider's
 status and body in named groups (`status`, `body`) or a provider sentence
-(`message`) for the rules to decide.
+(`message`) for the rules to decide. A form that gives its kind may name the
+message to keep: the group `said` (the provider's or model's own words), else
+`lead` (the harness's sentence without its decoration).
+
+A form marked `confirmed` is a shape a real answer could also take ("HTTP 401:
+<a sentence>"): it fires only when the words inside are a provider sentence some
+rule recognises, never on the status alone.
 """
 
 from __future__ import annotations
@@ -29,10 +35,20 @@ class AnswerForm:
     pattern: re.Pattern[str]  # fullmatch against the stripped whole message
     kind: Kind | None  # None: the groups decide (status/body, or message)
     example: str  # the corpus entry it was written from
+    confirmed: bool = False  # fires only when a provider rule (not status alone) decides
 
 
-def form(harnesses: Iterable[str], pattern: str, kind: Kind | None, example: str) -> AnswerForm:
-    return AnswerForm(frozenset(harnesses), re.compile(pattern, re.DOTALL), kind, example)
+def form(
+    harnesses: Iterable[str],
+    pattern: str,
+    kind: Kind | None,
+    example: str,
+    *,
+    confirmed: bool = False,
+) -> AnswerForm:
+    return AnswerForm(
+        frozenset(harnesses), re.compile(pattern, re.DOTALL), kind, example, confirmed
+    )
 
 
 CLAUDE = ("claude-code",)
@@ -197,6 +213,107 @@ FORMS += (
         r"the model response): )(?P<message>[^\n]+)",
         None,
         "hermes/error-prefix",
+    ),
+    # Hermes (run_agent.py _summarize_api_error) for an error it does not retry: the
+    # summary alone, "HTTP <status>: <the provider's error.message, at most 300 chars>"
+    # (the raw error text, at most 500, when the body had no message). One line.
+    form(
+        HERMES,
+        r"HTTP (?P<status>[1-5]\d\d): (?P<message>[^\n]{1,500})",
+        None,
+        "hermes/http-401-incorrect-api-key",
+        confirmed=True,
+    ),
+    # The same summary of a proxy's HTML page: "HTTP <status> — <its title>[ — Ray <id>]";
+    # a Cloudflare title reads "<host> | <status>: <reason>".
+    form(
+        HERMES,
+        r"HTTP (?P<status>[1-5]\d\d) — (?:[^\n|—]{1,200} \| (?P=status): [^\n—]{1,100}"
+        r"(?: — Ray [0-9a-f]{8,20}(?:-[A-Z]{3})?)?|[^\n—]{1,200} — Ray [0-9a-f]{8,20}"
+        r"(?:-[A-Z]{3})?)",
+        None,
+        "hermes/http-502-cloudflare-title",
+    ),
+    form(
+        HERMES,
+        r"Malformed provider streaming response: [^\n]{1,300}",
+        K.PROVIDER_UNAVAILABLE,
+        "hermes/malformed-streaming-response",
+    ),
+    # agent/conversation_loop.py: a refusal (finish_reason content_filter) and a provider's
+    # safety filter, each with the model's or provider's words between fixed sentences.
+    form(
+        HERMES,
+        r"⚠️\s+(?P<lead>The model declined to respond to this request \(safety refusal — not a "
+        r"Hermes/gateway failure\)\.)\n\n(?:Model's explanation: (?P<said>.+?)|The model "
+        r"returned no explanation\.)\n\nTry rephrasing the request, narrowing the context, or "
+        r"adding a fallback provider with `hermes fallback add`\.",
+        K.REFUSAL,
+        "hermes/safety-refusal-no-explanation",
+    ),
+    form(
+        HERMES,
+        r"⚠️\s+(?P<lead>The model provider's safety filter blocked this request \(not a "
+        r"Hermes/gateway failure\)\.)\n\nProvider message: (?:HTTP [1-5]\d\d: )?(?P<said>.+?)"
+        r"\n\nTry rephrasing the request, narrowing the context, or adding a fallback "
+        r"provider with `hermes fallback add`\.",
+        K.REFUSAL,
+        "hermes/provider-safety-filter",
+    ),
+    form(
+        HERMES,
+        r"⚠️ \*\*Thinking Budget Exhausted\*\*\n\n(?P<lead>The model used all its output "
+        r"tokens on reasoning and had none left for the actual response\.)\n\nTo fix this:\n"
+        r"→ Lower reasoning effort: `/thinkon low` or `/thinkon minimal`\n"
+        r"→ Or switch to a larger/non-reasoning model with `/model`",
+        K.MAX_TOKENS,
+        "hermes/thinking-budget-exhausted",
+    ),
+    form(
+        HERMES,
+        r"(?:First response|Response) truncated due to output length limit",
+        K.MAX_TOKENS,
+        "hermes/response-truncated",
+    ),
+    form(
+        HERMES,
+        r"Request payload too large \(413\)\. Cannot compress further\.|Context overflow and "
+        r"auto-compaction is disabled \(compression\.enabled: false\)\. Run /compress to "
+        r"compact manually, /new to start fresh, or switch to a larger-context model\."
+        r"|(?P<lead>Ollama loaded `[^`\n]{1,200}` with only [\d,]+ tokens of runtime context, "
+        r"but Hermes needs at least [\d,]+ tokens for reliable tool use\.)\n\nIncrease the "
+        r"Ollama context for this model [^\n]+",
+        K.CONTEXT_EXHAUSTED,
+        "hermes/payload-too-large-413",
+    ),
+    form(
+        HERMES,
+        r"max_tokens exceeds the provider's output cap for this model\. Lower "
+        r"model\.max_tokens in config\.yaml\.",
+        K.BAD_REQUEST,
+        "hermes/max-tokens-over-output-cap",
+    ),
+    form(
+        HERMES,
+        r"Stream repeatedly dropped mid tool-call \(network\); the tool was not executed",
+        K.PROVIDER_UNAVAILABLE,
+        "hermes/stream-dropped-mid-tool-call",
+    ),
+    form(
+        HERMES,
+        r"⏳ (?P<said>Nous Portal rate limit active — resets in [^\n]{1,40}\.)\n\nNo fallback "
+        r"provider available\. Try again after the reset, or add a fallback provider in "
+        r"config\.yaml\.",
+        K.RATE_LIMIT,
+        "hermes/nous-rate-limit",
+    ),
+    # Failures Hermes gives up on that no kind describes: the answer was malformed.
+    form(
+        HERMES,
+        r"Incomplete REASONING_SCRATCHPAD after \d+ retries|Codex response remained incomplete "
+        r"after \d+ continuation attempts|Model generated invalid tool call: [^\n]{1,100}",
+        K.UNKNOWN,
+        "hermes/invalid-tool-call",
     ),
 )
 

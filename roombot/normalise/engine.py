@@ -132,4 +132,4 @@ def chain(shape: str, provider: str | None) -> tuple[Rule, ...]:
 
 def all_chains() -> dict[str, tuple[Rule, ...]]:
     """Every table by name (for the docs and the tests)."""
-    return {**_FAMILY, **_OWN, "status": R.BY_STATUS}
+    return {**_FAMILY, **_OWN, "status": R.BY_STATUS, "harness": R.HARNESS_ERRORS}

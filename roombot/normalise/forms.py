@@ -25,6 +25,7 @@ from roombot.normalise.answers import forms_for
 from roombot.normalise.bodies import parse_body, strings
 from roombot.normalise.engine import Signals, canonical_provider, chain, decide
 from roombot.normalise.ironflow import VARIANTS, variant
+from roombot.normalise.rules import BY_STATUS, HARNESS_ERRORS
 
 __all__ = ["STOP_REASONS", "Normalised", "normalise", "normalise_answer"]
 
@@ -68,6 +69,23 @@ _ACP_CODES: dict[int, Kind] = {
     -32002: Kind.BAD_REQUEST,  # resource not found (an unknown session)
 }
 _ACP_PREFIX = re.compile(r"^(?:Internal error|Invalid params|Invalid request): ", re.DOTALL)
+_STATUS_RULES = frozenset(r.example for r in BY_STATUS)
+_ACP_TITLES = frozenset({"Internal error", "Invalid params", "Invalid request"})
+
+
+def _harness_error_name(data: Mapping[str, object]) -> str | None:
+    """The harness's own name for the failure: OpenCode's errorName, Codex's error info."""
+    name = data.get("errorName")
+    if isinstance(name, str):
+        return name
+    info = data.get("codex_error_info")
+    if isinstance(info, str):
+        return info
+    if isinstance(info, Mapping) and len(info) == 1:
+        key = next(iter(info))
+        return key if isinstance(key, str) else None
+    return None
+
 
 # "429 {...}" / "Error: 429 {...}" / "429 Too Many Requests: {...}": a status and a JSON body
 # written as one line by an SDK.
@@ -215,9 +233,10 @@ def _words(
                 if status is not None
                 else None
             )
+            kept = groups.get("said") or groups.get("lead")
             attempt = Attempt(
                 f.kind,
-                got.message if got is not None else stripped,
+                kept or (got.message if got is not None else stripped),
                 provider or (got.provider if got is not None else None),
                 model,
                 int(status) if status is not None else None,
@@ -229,6 +248,8 @@ def _words(
             if payload == "status code (no body)":
                 payload = ""
             n = _http(int(status), payload, {}, provider, model)
+            if f.confirmed and (n.rule is None or n.rule in _STATUS_RULES):
+                continue  # status alone: a real answer may take this shape too
             a = n.attempt
             a = Attempt(
                 a.kind,
@@ -272,6 +293,12 @@ def _words(
     parsed = parse_body(stripped, {})
     if parsed.shape == "bedrock":
         return _http(None, stripped, {}, provider, model)
+    if parsed.shape != "text":
+        # A provider's JSON body handed on as a string (codex-acp's data.message): its
+        # own rules decide and its own sentence is kept.
+        n = _http(None, stripped, {}, provider, model)
+        if n.rule is not None and n.attempt.kind is not Kind.UNKNOWN:
+            return Normalised(n.attempt, text, "text", n.rule)
     sig = Signals(None, "", "", stripped, "", None)
     r = decide(chain("text", None), sig)
     if r is None:
@@ -307,10 +334,21 @@ def _acp(
     message = _str(acp.get("message")) or ""
     data = acp.get("data")
     raw = _dump(dict(acp))
-    candidates = [_ACP_PREFIX.sub("", message, count=1)]
+    said = _ACP_PREFIX.sub("", message, count=1)  # the sentence without the SDK's wrapper
+    if isinstance(data, Mapping) and said in _ACP_TITLES:
+        # A bare JSON-RPC title ("Internal error"): the harness's sentence is in the data.
+        said = _str(data.get("message")) or said
+    candidates = [said]
     if isinstance(data, str):
         candidates.append(data)
     elif isinstance(data, Mapping):
+        name = _harness_error_name(data)
+        if name:
+            sig = Signals(None, name.lower(), "", said, "", retry.from_message(said))
+            r = decide(HARNESS_ERRORS, sig)
+            if r is not None:
+                attempt = Attempt(r.kind, said, provider, model, None, sig.retry_after)
+                return Normalised(attempt, raw, "acp", r.example)
         nested = data.get("error")
         if isinstance(nested, Mapping) and ("status" in nested or "text" in nested):
             n = normalise(nested, harness=harness, provider=provider, model=model)
@@ -330,7 +368,8 @@ def _acp(
         n = _http(code, _ACP_PREFIX.sub("", message, count=1), {}, provider, model)
         return Normalised(n.attempt, raw, "acp", n.rule)
     kind = _ACP_CODES.get(code, Kind.UNKNOWN) if code is not None else Kind.UNKNOWN
-    attempt = Attempt(kind, message or raw, provider, model, None, retry.from_message(message))
+    kept = said if kind is Kind.UNKNOWN and said.strip() else message
+    attempt = Attempt(kind, kept or raw, provider, model, None, retry.from_message(message))
     return Normalised(attempt, raw, "acp", f"acp/{code}" if kind is not Kind.UNKNOWN else None)
 
 

@@ -464,6 +464,20 @@ TEXT: tuple[Rule, ...] = (
         "codex/turn-aborted",
         message=r"^turn aborted\. something went wrong\?|^interrupted \(ctrl-c\)",
     ),
+    # OpenAI's sentences when only the words arrive (OpenCode relays error.message alone
+    # as "Internal error: <sentence>", without the status or the code).
+    rule(K.AUTH, "opencode/incorrect-api-key", message=r"^incorrect api key provided\b"),
+    rule(
+        K.PROVIDER_UNAVAILABLE,
+        "opencode/server-overloaded",
+        message=r"^the server is overloaded or not ready yet\.?$"
+        r"|^the engine is currently overloaded, please try again later",
+    ),
+    rule(
+        K.PROVIDER_UNAVAILABLE,
+        "opencode/server-had-an-error",
+        message=r"^the server had an error (?:while )?processing your request\.",
+    ),
     # Gemini API sentences, when only the words arrive (Gemini CLI over ACP).
     rule(
         K.AUTH,
@@ -476,4 +490,22 @@ TEXT: tuple[Rule, ...] = (
         message=r"^context length exceeded(?::| \(\d[\d,]* tokens\)\.)"
         r"|^request payload too large: max compression attempts",
     ),
+)
+
+# --- A harness's own name for the failure, in the JSON-RPC error's data --------------------
+# OpenCode puts its error class in data.errorName; codex-acp its CodexErrorInfo in
+# data.codex_error_info (a string, or an object keyed by the variant). The name is the
+# harness's own judgement, made from the provider's answer it saw whole, so it decides
+# before the words; names that say nothing definite (APIError, UnknownError, "other")
+# are left to the words. `code` is the name, lower-cased.
+
+HARNESS_ERRORS: tuple[Rule, ...] = (
+    rule(K.CONTEXT_EXHAUSTED, "opencode/context-overflow", code=["contextoverflowerror"]),
+    rule(
+        K.CONTEXT_EXHAUSTED,
+        "codex/error-info-context-window",
+        code=["context_window_exceeded"],
+    ),
+    rule(K.QUOTA, "codex/error-info-usage-limit", code=["usage_limit_exceeded"]),
+    rule(K.PROVIDER_UNAVAILABLE, "codex/error-info-server-overloaded", code=["server_overloaded"]),
 )
