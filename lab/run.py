@@ -11,6 +11,7 @@ against what the simulator sent, and writes the table (docs/harnesses.md).
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import shutil
@@ -23,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from lab import setups, simulator
+from roombot.commands import replay as replay_command
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -197,16 +199,14 @@ def _reason_elsewhere(case_dir: Path, phrase: str | None) -> list[str]:
 
 
 def replay(events: Path) -> list[dict[str, Any]]:
+    """`roombot replay` on the case's events, in this process (a subprocess per case cost
+    more than the cases of the fast harnesses)."""
     if not events.exists():
         return []
-    proc = subprocess.run(
-        [sys.executable, "-m", "roombot", "replay", str(events)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    return [json.loads(line) for line in proc.stdout.splitlines() if line.strip()]
+    out, err = io.StringIO(), io.StringIO()
+    with events.open(encoding="utf-8") as lines:
+        replay_command.replay(lines, out, err)
+    return [json.loads(line) for line in out.getvalue().splitlines() if line.strip()]
 
 
 def judge(row: Row, api: str) -> None:
