@@ -160,6 +160,13 @@ OPENAI: tuple[Rule, ...] = (
     rule(K.AUTH, "openai/incorrect-api-key-message", message=r"^incorrect api key provided"),
     rule(K.AUTH, "openai/unsupported-country", code=["unsupported_country_region_territory"]),
     rule(K.BAD_REQUEST, "openai/model-not-found", code=["model_not_found"]),
+    # A parameter the API refuses: decided here, since a relayed body may come without
+    # its status (codex-acp hands on the body alone).
+    rule(
+        K.BAD_REQUEST,
+        "openai/invalid-value-temperature",
+        code=["invalid_value", "unsupported_parameter"],
+    ),
     rule(K.PROVIDER_UNAVAILABLE, "openai/server-error", type=["server_error"]),
     rule(K.PROVIDER_UNAVAILABLE, "openai/server-error-code", code=["server_error"]),
     rule(K.AUTH, "openai/authentication-error-type", type=["authentication_error"]),
@@ -477,6 +484,12 @@ TEXT: tuple[Rule, ...] = (
         K.PROVIDER_UNAVAILABLE,
         "opencode/server-had-an-error",
         message=r"^the server had an error (?:while )?processing your request\.",
+    ),
+    rule(
+        K.BAD_REQUEST,
+        "opencode/invalid-value",
+        message=r"^invalid value for '[^'\n]+': "
+        r"|^unsupported parameter: '[^'\n]+' is not supported",
     ),
     # Gemini API sentences, when only the words arrive (Gemini CLI over ACP).
     rule(
