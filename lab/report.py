@@ -152,7 +152,20 @@ def markdown(rows: Sequence[Row], elapsed: float) -> str:
             )
         out.append("")
     out.extend(NOT_USED)
-    return "\n".join(out) + "\n"
+    return "\n".join(out) + "\n" + after_reporters()
+
+
+def after_reporters() -> str:
+    """The "After the reporters" section (lab/reporters_run.py writes it), kept as it is
+    when this table is written again: the two runs are separate and either may come first."""
+    from lab.reporters_run import BEGIN, END  # its own writer; imported only here
+
+    path = setups.LAB.parent / "docs" / "harnesses.md"
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    if BEGIN not in text or END not in text:
+        return ""
+    section = text[text.index(BEGIN) : text.index(END) + len(END)]
+    return "\n" + section + "\n"
 
 
 # Versions the lab does not run, and why (facts from ../shared/HARNESS-FACTS.md, measured
