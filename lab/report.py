@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lab import setups
@@ -166,6 +167,20 @@ def after_reporters() -> str:
         return ""
     section = text[text.index(BEGIN) : text.index(END) + len(END)]
     return "\n" + section + "\n"
+
+
+def write(path: Path, text: str) -> None:
+    """Write the table, keeping sections others appended after the lab's own (the
+    reporters' lab adds "After the reporters"): the lab owns up to its last table."""
+    kept = ""
+    if path.exists():
+        old = path.read_text(encoding="utf-8")
+        mine = old.find("\n" + NOT_USED[0] + "\n")
+        if mine >= 0:
+            after = old.find("\n## ", mine + 1)
+            if after >= 0:
+                kept = old[after:]
+    path.write_text(text.rstrip("\n") + "\n" + kept, encoding="utf-8")
 
 
 # Versions the lab does not run, and why (facts from ../shared/HARNESS-FACTS.md, measured

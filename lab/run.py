@@ -310,7 +310,7 @@ def main() -> int:
     if args.docs:
         from lab import report
 
-        Path(args.docs).write_text(report.markdown(rows, elapsed), encoding="utf-8")
+        report.write(Path(args.docs), report.markdown(rows, elapsed))
     print(f"lab: {len(rows)} cases in {elapsed:.0f} s; results in {out}")
     return 0 if all(r.verdict == "ok" or r.wire == "unsupported" for r in rows) else 1
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from lab.run import ROOT, Row, matrix, run_case
 
 CASES = matrix(None, None)
 ROWS: list[Row] = []
+STARTED: list[float] = []
 
 
 @pytest.fixture(scope="module")
@@ -28,6 +30,7 @@ def lab_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.fail("harnesses not installed: run `make harnesses` (lab/install.sh)")
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         pytest.fail("the lab needs root and unshare(1): each case runs in its own netns")
+    STARTED.append(time.monotonic())
     return tmp_path_factory.mktemp("lab")
 
 
@@ -54,13 +57,13 @@ def test_card(harness: setups.Harness, scenario: str, fallback: bool, lab_out: P
 
 def test_table_lists_every_harness(tmp_path: Path) -> None:
     assert ROWS, "no lab case ran"
-    text = report.markdown(ROWS, 0.0)
+    text = report.markdown(ROWS, time.monotonic() - STARTED[0])
     target = (
         ROOT / "docs" / "harnesses.md"
         if os.environ.get("ROOMBOT_LAB_DOCS") == "1"
         else tmp_path / "harnesses.md"
     )
-    target.write_text(text, encoding="utf-8")
+    report.write(target, text)
     for harness in setups.HARNESS_LIST:
         assert f"## {harness.name}" in text, f"{harness.name} missing from the table"
     for row in ROWS:
