@@ -416,6 +416,8 @@ TEXT: tuple[Rule, ...] = (
         message=r"^you exceeded your current quota, please check your plan and billing details\. "
         r"for more information on this error, head to: https://ai\.google\.dev/",
     ),
+    # Gemini CLI's own wording when its daily quota is spent: a day window, so quota.
+    rule(K.QUOTA, "acp/gemini-cli-daily-quota", message=r"^you have exhausted your daily quota\b"),
     rule(
         K.QUOTA,
         "text/openai-exceeded-quota",
