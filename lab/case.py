@@ -84,16 +84,7 @@ async def run_case(args: argparse.Namespace) -> dict[str, Any]:
     env = dict(launch.env)
     env["PYTHONPATH"] = os.environ.get("PYTHONPATH", "")
     with stderr_path.open("wb") as err:
-        proc = await asyncio.create_subprocess_exec(
-            *cmd,
-            stdin=asyncio.subprocess.PIPE,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=err,
-            env=env,
-            cwd=str(home / "work"),
-            limit=16 * 1024 * 1024,
-            start_new_session=True,
-        )
+        proc = await start_agent(cmd, env, home / "work", err)
         client = AcpClient(proc)
         try:
             result.update(await _drive(client, str(home / "work"), args.timeout))
@@ -114,6 +105,23 @@ async def run_case(args: argparse.Namespace) -> dict[str, Any]:
     result["stderr_tail"] = stderr_path.read_bytes()[-1500:].decode("utf-8", "replace")
     (out / "result.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
     return result
+
+
+async def start_agent(
+    cmd: list[str], env: dict[str, str], cwd: Path, err: Any
+) -> asyncio.subprocess.Process:
+    """The proxy and its harness, with pipes for the ACP client; its own session so
+    the case can end the whole process group."""
+    return await asyncio.create_subprocess_exec(
+        *cmd,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=err,
+        env=env,
+        cwd=str(cwd),
+        limit=16 * 1024 * 1024,  # one ACP line may be large
+        start_new_session=True,
+    )
 
 
 def script_requests(out: Path) -> list[dict[str, Any]]:

@@ -200,16 +200,7 @@ async def run_case(args: argparse.Namespace) -> dict[str, Any]:
             await asyncio.to_thread(launch.prepare)  # the gateway loads the plugin at its start
         env = {**launch.env, "PYTHONPATH": str(ROOT)}
         with (out / "stderr.txt").open("wb") as err:
-            proc = await asyncio.create_subprocess_exec(
-                *cmd,
-                stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=err,
-                env=env,
-                cwd=str(home / "work"),
-                limit=16 * 1024 * 1024,
-                start_new_session=True,
-            )
+            proc = await case.start_agent(cmd, env, home / "work", err)
             client = AcpClient(proc)
             try:
                 result.update(await case._drive(client, str(home / "work"), args.timeout))
