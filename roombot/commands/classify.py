@@ -1,10 +1,17 @@
 """`roombot classify`: one raw error (or answer text) -> the normalised error, one JSON line.
 
     roombot classify [FILE|-]           {"status": 429, "body": "...", "provider": "openai"}
+    roombot classify [FILE|-]           API Error: 429 {"type":"error",...}   (not JSON: words)
+    roombot classify --text "..."       the same words, given on the command line
+    roombot classify --stop-reason refusal
     roombot classify --answer [FILE|-]  {"harness": "claude-code", "text": "API Error: ..."}
 
+Input that is not JSON is read as a failure's text, as a user pastes it from a
+log or an issue; `--harness`, `--provider`, `--model` say where it came from.
 Prints kind, message, provider, model, status, retry_after (or `null` for an
-answer that is a real answer). Bad input: a message naming what is wrong, exit 2.
+answer that is a real answer); `--explain` adds what decided and what each
+tier of the engine would have said. Bad input: a message naming what is wrong,
+exit 2.
 """
 
 from __future__ import annotations
@@ -16,7 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from cards import Attempt
-from roombot.normalise import classify, classify_answer
+from roombot.normalise import Normalised, classify_answer, normalise_full
+from roombot.normalise.engine import explain
+from roombot.normalise.forms import STOP_REASONS
 
 # form key -> (field, accepted types, what it must be); the first key found names the form.
 _FORMS: dict[str, str] = {
@@ -32,11 +41,28 @@ _FORMS: dict[str, str] = {
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("file", nargs="?", default="-", help="JSON file, or - for stdin")
+    parser.add_argument(
+        "file", nargs="?", default="-", help="an error form (JSON) or a failure's words; - stdin"
+    )
+    given = parser.add_mutually_exclusive_group()
+    given.add_argument("--text", help="classify these words (a failure's text) instead of FILE")
+    given.add_argument(
+        "--stop-reason",
+        choices=sorted(STOP_REASONS),
+        help="classify an ACP stop reason that ended the turn",
+    )
     parser.add_argument(
         "--answer",
         action="store_true",
         help='read {"harness": ..., "text": ...}: is this answer an error posing as one?',
+    )
+    parser.add_argument("--harness", help="the harness the words came from (claude-code, ...)")
+    parser.add_argument("--provider", help="the provider that was asked (anthropic, ...)")
+    parser.add_argument("--model", help="the model that was asked")
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="also print what decided the kind and what each tier of the engine said",
     )
 
 
@@ -45,16 +71,24 @@ def _fail(message: str) -> int:
     return 2
 
 
-def _load(path: str) -> object:
+def _read(path: str) -> str:
     try:
         raw = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
     except OSError as exc:
         raise ValueError(f"cannot read {path}: {exc.strerror}") from None
+    return raw.decode("utf-8", errors="replace")
+
+
+def _load(path: str) -> object:
+    """The input as JSON, or {"text": ...} when it is not JSON (a failure as pasted)."""
+    raw = _read(path)
+    if not raw.strip():
+        where = "stdin" if path == "-" else path
+        raise ValueError(f"{where} is empty: nothing to classify")
     try:
         return json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        where = "stdin" if path == "-" else path
-        raise ValueError(f"{where} is not valid JSON: {str(exc).splitlines()[0][:200]}") from None
+    except (ValueError, RecursionError):
+        return {"text": raw}
 
 
 def _is_int(value: object) -> bool:
@@ -111,8 +145,8 @@ def check_error(obj: object) -> str | None:
     return None
 
 
-def _line(a: Attempt) -> str:
-    out: dict[str, Any] = {
+def _fields(a: Attempt) -> dict[str, Any]:
+    return {
         "kind": a.kind.value,
         "message": a.message,
         "provider": a.provider,
@@ -120,14 +154,40 @@ def _line(a: Attempt) -> str:
         "status": a.status,
         "retry_after": a.retry_after,
     }
+
+
+def _line(a: Attempt) -> str:
+    return json.dumps(_fields(a), ensure_ascii=False)
+
+
+def _explained(n: Normalised) -> str:
+    out = _fields(n.attempt)
+    tiers = explain(n.case) if n.case is not None else {}
+    out["explain"] = {
+        "form": n.form,
+        "rule": n.rule,
+        "answer_form": n.via,
+        "tiers": {name: (r.example if r is not None else None) for name, r in tiers.items()},
+    }
     return json.dumps(out, ensure_ascii=False)
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        obj = _load(args.file)
-    except ValueError as exc:
-        return _fail(str(exc))
+    if args.text is not None:
+        if not args.text.strip():
+            return _fail("--text: nothing to classify")
+        obj: object = {"text": args.text}
+    elif args.stop_reason is not None:
+        obj = {"stop_reason": args.stop_reason}
+    else:
+        try:
+            obj = _load(args.file)
+        except ValueError as exc:
+            return _fail(str(exc))
+    if isinstance(obj, dict):
+        for key in ("harness", "provider", "model"):
+            if getattr(args, key) is not None and obj.get(key) is None:
+                obj[key] = getattr(args, key)
     if args.answer:
         if not isinstance(obj, dict):
             return _fail(f'expected a JSON object {{"harness", "text"}}, got {type(obj).__name__}')
@@ -143,8 +203,8 @@ def run(args: argparse.Namespace) -> int:
     if problem is not None:
         return _fail(problem)
     assert isinstance(obj, dict)
-    attempt = classify(
+    n = normalise_full(
         obj, harness=obj.get("harness"), provider=obj.get("provider"), model=obj.get("model")
     )
-    print(_line(attempt))
+    print(_explained(n) if args.explain else _line(n.attempt))
     return 0

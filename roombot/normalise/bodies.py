@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from cards import Kind
 from roombot.normalise.retry import duration
 
-__all__ = ["Parsed", "parse_body", "strings"]
+__all__ = ["Parsed", "parse_aws_sentence", "parse_body", "parse_object", "strings"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +45,12 @@ _AWS_SENTENCE = re.compile(
     r"^An error occurred \((?P<code>\w+)\) when calling the \w+ operation"
     r"(?: \(reached max retries: \d+\))?: (?P<message>.*)$",
     re.DOTALL,
+)
+# The same sentence inside other words ("botocore.errorfactory.ValidationException: An
+# error occurred (...) when calling the Converse operation: ..."): the message is its line.
+_AWS_ANYWHERE = re.compile(
+    r"\bAn error occurred \((?P<code>\w+)\) when calling the \w+ operation"
+    r"(?: \(reached max retries: \d+\))?: (?P<message>[^\n]*)"
 )
 
 # Stop reasons of a 200 answer that are failures, by provider field.
@@ -101,7 +107,7 @@ def load_json(text: str) -> object | None:
     if t[0] in "{[":
         try:
             value: object = json.loads(t)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         return value
     if "data:" in t:
@@ -112,7 +118,7 @@ def load_json(text: str) -> object | None:
                     try:
                         found: object = json.loads(data)
                         return found
-                    except ValueError:
+                    except (ValueError, RecursionError):
                         return None
     return None
 
@@ -123,7 +129,7 @@ def parse_body(body: str, headers: Mapping[str, str]) -> Parsed:
     if isinstance(obj, list) and obj and isinstance(obj[0], dict):
         obj = obj[0]
     if isinstance(obj, dict):
-        parsed = _from_object(obj, headers)
+        parsed = parse_object(obj, headers)
         if parsed is not None:
             return parsed
     aws = _AWS_SENTENCE.match(body.strip())
@@ -135,7 +141,16 @@ def parse_body(body: str, headers: Mapping[str, str]) -> Parsed:
     return Parsed("text", None, body)
 
 
-def _from_object(obj: dict[str, object], headers: Mapping[str, str]) -> Parsed | None:
+def parse_aws_sentence(text: str) -> Parsed | None:
+    """The AWS SDK's "An error occurred (Code) when calling the X operation: ..." anywhere."""
+    m = _AWS_ANYWHERE.search(text)
+    if m is None:
+        return None
+    return Parsed("bedrock", "bedrock", m.group("message").strip(), code=m.group("code").lower())
+
+
+def parse_object(obj: dict[str, object], headers: Mapping[str, str]) -> Parsed | None:
+    """One JSON object -> its shape and fields, or None when it is no provider body."""
     err = obj.get("error")
     if isinstance(err, dict):
         if obj.get("type") == "error":

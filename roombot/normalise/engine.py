@@ -1,18 +1,40 @@
 """The one small engine: the signals read from a failure, and the first rule that holds.
 
-`Signals` is what every error form is reduced to before the rules look at it.
-`chain(shape, provider)` picks the tables for a body shape and a provider (its
-own rules first, then its family's, then status alone), built once and cached.
+`Signals` is what a provider body is reduced to before the rules look at it;
+`Case` is everything known about one failure (a body's signals where a body
+was found, the provider's sentence, the whole text, codes, exception class
+names, the status). `judge(case)` applies the precedence, one tier after the
+other, and the first rule that holds in a tier decides:
+
+  1. provider rule   a provider's own rule that joins a code or a status to a
+                     sentence or a detail (rules.py, the tables of the body's shape)
+  2. cause phrase    causes.CAUSES, searched in the provider's sentence, then in
+                     the whole text
+  3. provider code   the rest of the provider's tables: a code, a type, a status
+                     that means something for that provider
+  4. loose code      a code, type or gRPC status name found anywhere in the text,
+                     read by every family's code rules
+  5. exception       causes.EXCEPTIONS: the SDK's exception class name
+  6. status          rules.BY_STATUS: the HTTP status alone
+
+A cause phrase beats a provider code or type, which beats an exception class,
+which beats a status (docs/kinds-by-provider.md). Tables are built once per
+(shape, provider) and cached.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from roombot.normalise import rules as R
+from roombot.normalise.causes import CAUSES, EXCEPTIONS
+from roombot.normalise.extract import names_in
 from roombot.normalise.rules import Rule
 
-__all__ = ["Signals", "canonical_provider", "chain", "decide"]
+__all__ = ["Case", "Signals", "canonical_provider", "decide", "explain", "judge", "tiers"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,8 +47,12 @@ class Signals:
     retry_after: int | None
 
 
-def decide(rules: tuple[Rule, ...], sig: Signals) -> Rule | None:
-    """The first rule whose every condition holds, or None."""
+def decide(rules: tuple[Rule, ...], sig: Signals, *, anchored: bool = False) -> Rule | None:
+    """The first rule whose every condition holds, or None.
+
+    `anchored`: a message pattern must hold at the start of the sentence, not anywhere
+    in it (for words that must be a provider's sentence, not a text about one).
+    """
     for r in rules:
         if r.status and sig.status not in r.status:
             continue
@@ -36,8 +62,12 @@ def decide(rules: tuple[Rule, ...], sig: Signals) -> Rule | None:
             continue
         if r.min_retry is not None and (sig.retry_after is None or sig.retry_after < r.min_retry):
             continue
-        if r.message is not None and r.message.search(sig.message) is None:
+        if r.max_retry is not None and (sig.retry_after is None or sig.retry_after > r.max_retry):
             continue
+        if r.message is not None:
+            found = r.message.match(sig.message) if anchored else r.message.search(sig.message)
+            if found is None:
+                continue
         if r.detail is not None and r.detail.search(sig.detail) is None:
             continue
         return r
@@ -96,7 +126,6 @@ _FAMILY: dict[str, tuple[Rule, ...]] = {
     "google": R.GOOGLE,
     "bedrock": R.BEDROCK,
     "transport": R.TRANSPORT,
-    "text": R.TEXT,
 }
 # A provider's own rules, tried before its family's.
 _OWN: dict[str, tuple[Rule, ...]] = {
@@ -106,30 +135,518 @@ _OWN: dict[str, tuple[Rule, ...]] = {
     "mistral": R.MISTRAL,
     "ollama": R.OLLAMA,
 }
-_CHAINS: dict[tuple[str, str | None], tuple[Rule, ...]] = {}
+_TIERS: dict[tuple[str, str | None], tuple[tuple[Rule, ...], tuple[Rule, ...]]] = {}
 
 
-def chain(shape: str, provider: str | None) -> tuple[Rule, ...]:
-    """The rules for a body of this shape from this provider, in the order they are tried."""
+def _specific(r: Rule) -> bool:
+    """A rule that reads words (a sentence, a detail) or a delay, not a code alone."""
+    return (
+        r.message is not None
+        or r.detail is not None
+        or r.min_retry is not None
+        or r.max_retry is not None
+    )
+
+
+def tiers(shape: str, provider: str | None) -> tuple[tuple[Rule, ...], tuple[Rule, ...]]:
+    """A body's tables as (provider rules with words, provider codes), in the order tried."""
     key = (shape, provider)
-    found = _CHAINS.get(key)
+    found = _TIERS.get(key)
     if found is not None:
         return found
     own = _OWN.get(provider or "", ()) if shape in ("openai", "plain", "xai") else ()
-    if shape == "text":
-        rules = R.TEXT + R.BY_STATUS
-    elif shape == "transport":
+    if shape == "transport":
         rules = R.TRANSPORT
     elif shape in ("plain", "xai"):
-        # {"error": "<sentence>"} (Ollama, xAI): every provider's own rules may apply.
-        extra = own if own else R.OLLAMA + R.XAI
-        rules = extra + R.OPENAI + R.TEXT + R.BY_STATUS
+        # {"error": "<sentence>"} (Ollama, xAI): every such provider's own rules may apply.
+        rules = (own if own else R.OLLAMA + R.XAI) + R.OPENAI
     else:
-        rules = own + _FAMILY.get(shape, R.OPENAI) + R.BY_STATUS
-    _CHAINS[key] = rules
-    return rules
+        rules = own + _FAMILY.get(shape, R.OPENAI)
+    found = (tuple(r for r in rules if _specific(r)), tuple(r for r in rules if not _specific(r)))
+    _TIERS[key] = found
+    return found
+
+
+# Every family's code rules, for a code found loosely in words (no body to say whose).
+LOOSE: tuple[Rule, ...] = tuple(
+    r
+    for table in (R.ANTHROPIC, R.OPENAI, R.GOOGLE, R.BEDROCK, R.HARNESS_ERRORS)
+    for r in table
+    if not _specific(r) and (r.code or r.type)
+)
+
+
+@dataclass(frozen=True)
+class Case:
+    """Everything known about one failure, for `judge`."""
+
+    body: Signals | None  # a provider body's fields, when one was found
+    shape: str  # the body's shape ("text" when none)
+    provider: str | None
+    sentence: str  # the provider's own sentence
+    haystack: str  # the whole text, where cause phrases are searched after the sentence
+    codes: tuple[str, ...] = ()  # codes of embedded values (and ones a caller knows)
+    status: int | None = None
+    retry_after: int | None = None
+
+    @cached_property
+    def names(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The gRPC names and the exception classes in the text (read when needed)."""
+        return names_in(self.haystack)
+
+
+def _words(text: str, status: int | None, retry_after: int | None) -> Signals:
+    return Signals(status, "", "", text, "", retry_after)
+
+
+def alternatives(pattern: str) -> list[str]:
+    """A pattern's top-level alternatives (split at `|` outside groups and classes)."""
+    out: list[str] = []
+    depth, start, i, in_class = 0, 0, 0, False
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(pattern[start:i])
+            start = i + 1
+        i += 1
+    out.append(pattern[start:])
+    return out
+
+
+_LITERAL = re.compile(r"[A-Za-z0-9_]+")
+_PREFIX = 4  # a trigger is a word's first four letters (or the whole word, if shorter)
+
+
+def _group_end(s: str) -> int | None:
+    """The index of the `)` closing the group that opens at s[0]."""
+    depth, i, in_class = 0, 0, False
+    while i < len(s):
+        ch = s[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if in_class:
+            in_class = ch != "]"
+        elif ch == "[":
+            in_class = True
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return i
+        i += 1
+    return None
+
+
+def _lead(s: str) -> frozenset[str] | None:
+    """The word starts (see _PREFIX) one of which a text must have for `s` to match there."""
+    if s.startswith("(?:"):
+        end = _group_end(s)
+        if end is None:
+            return None
+        rest = s[end + 1 :]
+        if rest[:1] in ("?", "*") or rest.startswith("{0"):
+            return None  # an optional group: the word may start after it
+        out: set[str] = set()
+        for branch in alternatives(s[3:end]):
+            found = _lead(branch + rest)
+            if found is None:
+                return None
+            out |= found
+        return frozenset(out)
+    m = _LITERAL.match(s)
+    if m is None:
+        return None
+    word, after = m.group(), s[m.end() :]
+    if after[:1] in ("?", "*", "{"):
+        word = word[:-1]  # a quantifier makes the last letter optional
+    elif len(word) < 3 and after.startswith(" "):
+        return _lead(after[1:])  # a short word: the next one, after its space, is a word too
+    if len(word) >= _PREFIX:
+        return frozenset({word[:_PREFIX].lower()})
+    # A shorter word is a trigger only where it must end there (a separator, `\\b`, the
+    # end); "rate" in `\\brate[ _-]?limit` may be the start of the one word "ratelimit".
+    return frozenset({word.lower()}) if len(word) >= 2 and _word_ends(after) else None
+
+
+_SEPARATORS = frozenset(" _-.,:;/=)'\"")
+
+
+def _word_ends(after: str) -> bool:
+    """Whether what follows a literal in a pattern must end the word (for word_index)."""
+    if after == "" or after.startswith("\\b") or after[0] in _SEPARATORS:
+        return True
+    if after.startswith("[") and "]" in after[1:]:
+        end = after.index("]", 1)
+        chars = after[1:end]
+        return (
+            bool(chars)
+            and set(chars) <= _SEPARATORS
+            and after[end + 1 : end + 2]
+            not in (
+                "?",
+                "*",
+                "{",
+            )
+        )
+    return False
+
+
+# The commonest word starts of failure text (counted over the corpus, most frequent first):
+# a poor trigger, since nearly every text has them. A rarer word of the same alternative
+# is chosen instead where it has one.
+_COMMON = [
+    "erro",
+    "requ",
+    "mess",
+    "code",
+    "the",
+    "to",
+    "api",
+    "type",
+    "plea",
+    "your",
+    "mode",
+    "exce",
+    "cont",
+    "http",
+    "limi",
+    "is",
+    "or",
+    "toke",
+    "for",
+    "open",
+    "in",
+    "com",
+    "fail",
+    "this",
+    "inva",
+    "you",
+    "stat",
+    "a",
+    "with",
+    "agai",
+    "not",
+    "at",
+    "try",
+    "resp",
+    "id",
+    "of",
+    "serv",
+    "para",
+    "retr",
+    "rate",
+    "and",
+    "ai",
+    "deta",
+    "time",
+    "proc",
+    "an",
+    "clau",
+    "null",
+    "more",
+    "inte",
+    "prov",
+    "on",
+    "comp",
+    "too",
+    "agen",
+]
+_RANK = {w: i for i, w in enumerate(_COMMON)}
+
+
+def _mandatory_words(s: str) -> list[str]:
+    """The trigger words of one alternative: literal words it must contain, each at a word start.
+
+    A word of four letters or more gives its first four; a shorter one counts only where
+    the pattern also ends it. A scan of the top level only: groups, classes and optional
+    letters end a word and are not looked into.
+    """
+    out: list[str] = []
+    word: list[str] = []
+    at_start = False  # the current word began at a word start
+    start_next = True  # a word starting here begins at a word start (only after \\b etc.)
+    start_next = s.startswith("\\b") or s.startswith("^")
+
+    def end(clean: bool) -> None:
+        if at_start and (len(word) >= _PREFIX or (len(word) >= 2 and clean)):
+            out.append("".join(word)[:_PREFIX].lower())
+        word.clear()
+
+    i = 0
+    while i < len(s):
+        ch = s[i]
+        nxt = s[i + 1 : i + 2]
+        if ch == "\\":
+            esc = s[i + 1 : i + 2]
+            i += 2
+            if esc == "b":
+                end(True)
+                start_next = True
+            elif esc.isalnum():  # \\w, \\d, \\s, ...: a class, not a letter
+                end(False)
+                start_next = False
+            else:  # an escaped punctuation mark is a literal separator
+                end(True)
+                start_next = s[i : i + 1] not in ("?", "*", "{")
+            continue
+        if ch in "([":
+            close = _group_end(s[i:]) if ch == "(" else (s.find("]", i + 2) - i)
+            if close is None or close < 0:
+                return out
+            body = s[i + 1 : i + close]
+            i += close + 1
+            optional = s[i : i + 1] in ("?", "*", "{")
+            if ch == "[" and body and set(body) <= _SEPARATORS and not optional:
+                end(True)
+                start_next = True
+            else:
+                end(False)
+                start_next = False
+            continue
+        if nxt in ("?", "*", "{", "+"):
+            # This character may repeat or be left out: the word ends before it.
+            end(False)
+            start_next = False
+            i += 1
+            continue
+        if ch.isalnum():
+            if not word:
+                at_start = start_next
+            word.append(ch)
+            start_next = False
+        elif ch in _SEPARATORS or ch == "^":
+            end(True)
+            start_next = True
+        else:  # ".", "$", "|" or another operator
+            end(ch == "$")
+            start_next = False
+        i += 1
+    end(True)
+    return out
+
+
+def triggers(alternative: str) -> frozenset[str] | None:
+    """The word starts, one of which a text must have for the alternative to match.
+
+    The rarest literal word the alternative must contain (see _COMMON) where it has one;
+    else, for `\\b(?:a|b|...)`, the words its branches begin with; else None (the
+    alternative is tried on every text).
+    """
+    s = alternative
+    if s.startswith("(?-i:") and s.endswith(")"):
+        s = s[5:-1]
+    words = _mandatory_words(s)
+    if words:
+        best = min(words, key=lambda w: (_RANK.get(w, -1), -len(w)))
+        return frozenset({best})
+    return _lead(s[2:]) if s.startswith("\\b") else None
+
+
+def _lower_pattern(source: str) -> str:
+    """A pattern's letters lower-cased, escapes (\\W, \\S, \\b, ...) kept as written."""
+    out: list[str] = []
+    i = 0
+    while i < len(source):
+        if source[i] == "\\":
+            out.append(source[i : i + 2])
+            i += 2
+        else:
+            out.append(source[i].lower())
+            i += 1
+    return "".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _Phrase:
+    """One alternative of a cause phrase, compiled for speed.
+
+    Most are matched case-sensitively against the lower-cased text (a literal prefix
+    lets the regex engine skip ahead); a leading `\\b` is checked by hand for the same
+    reason. Alternatives with a case-sensitive part run as written on the text as it is.
+    """
+
+    rule: Rule
+    source: str  # the alternative as written in causes.py
+    reference: re.Pattern[str]  # the same, compiled as written (case-insensitive)
+    pattern: re.Pattern[str]
+    on_lower: bool
+    word_start: bool
+    triggers: frozenset[str] | None
+
+    def search(self, text: str, low: str) -> bool:
+        """Whether the alternative holds in `text`; `low` is text.lower() (see lowered)."""
+        if not self.on_lower or not low:
+            return self.reference.search(text) is not None
+        if not self.word_start:
+            return self.pattern.search(low) is not None
+        pos = 0
+        while True:
+            m = self.pattern.search(low, pos)
+            if m is None:
+                return False
+            i = m.start()
+            if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
+                return True
+            pos = i + 1
+
+
+def lowered(text: str) -> str:
+    """text.lower() where it keeps every character's place and case-insensitive matching
+    agrees with it, else "" (such a text is read by the phrases as written: "İ" lowers to
+    two characters, and the regex engine folds the long s with "s", the dotless i with "i")."""
+    low = text.lower()
+    if len(low) != len(text) or "\u017f" in low or "\u0131" in low:
+        return ""
+    return low
+
+
+def _phrase_of(r: Rule, alt: str) -> _Phrase:
+    found = triggers(alt)
+    reference = re.compile(alt, re.IGNORECASE)
+    if "(?-i:" in alt:
+        return _Phrase(r, alt, reference, reference, False, False, found)
+    low = _lower_pattern(alt)
+    if low.startswith("\\b") and found is not None:
+        return _Phrase(r, alt, reference, re.compile(low[2:]), True, True, found)
+    return _Phrase(r, alt, reference, re.compile(low), True, False, found)
+
+
+# The cause phrases, each alternative on its own with its triggers: a text is searched only
+# with the alternatives whose trigger its words have (and the few with none), which keeps
+# a classification within microseconds however many phrases the table grows to.
+_FLAT: tuple[_Phrase, ...] = tuple(
+    _phrase_of(r, alt)
+    for r in CAUSES
+    for alt in alternatives(r.message.pattern if r.message is not None else "")
+)
+_ALWAYS = frozenset(i for i, p in enumerate(_FLAT) if p.triggers is None)
+_BY_TRIGGER: dict[str, frozenset[int]] = {
+    w: frozenset(i for i, p in enumerate(_FLAT) if p.triggers is not None and w in p.triggers)
+    for w in {w for p in _FLAT if p.triggers is not None for w in p.triggers}
+}
+_WORD = re.compile(r"[a-z0-9]+")
+# The phrase tier reads this much of a long text: its head and its tail.
+_PHRASE_HEAD = 4096
+_PHRASE_TAIL = 1024
+
+
+def phrases() -> tuple[_Phrase, ...]:
+    """Every alternative of the cause phrases as the engine runs it (for the tests)."""
+    return _FLAT
+
+
+def _cap(text: str) -> str:
+    if len(text) <= _PHRASE_HEAD + _PHRASE_TAIL:
+        return text
+    return text[:_PHRASE_HEAD] + "\n" + text[-_PHRASE_TAIL:]
+
+
+def word_index(low: str) -> set[str]:
+    """The first four letters (the whole word, if shorter) of every word of a lower-cased text.
+
+    Words split at underscores too ("rate_limit_error" gives "rate", "limi", "erro"): more
+    candidates than `\\b` would allow, never fewer.
+    """
+    return {w[:_PREFIX] for w in _WORD.findall(low)}
+
+
+def _phrase(texts: tuple[str, ...], low_texts: tuple[str, ...], sig: Signals) -> Rule | None:
+    """The first cause phrase that holds in the first of the texts that has one."""
+    # The words of the last (widest) text, and of the first where it is not inside it: a
+    # sentence read out of JSON has its escapes undone ("\\nRate" is "Rate" there).
+    words = [low or text.lower() for text, low in zip(texts, low_texts, strict=True)]
+    if len(words) > 1 and words[0] in words[-1]:
+        words = words[-1:]
+    found = set(_ALWAYS)
+    get = _BY_TRIGGER.get
+    for t in word_index(" ".join(words)):
+        hit = get(t)
+        if hit is not None:
+            found.update(hit)
+    order = sorted(found)
+    for text, low in zip(texts, low_texts, strict=True):
+        for i in order:
+            p = _FLAT[i]
+            r = p.rule
+            if r.min_retry is not None and (
+                sig.retry_after is None or sig.retry_after < r.min_retry
+            ):
+                continue
+            if r.max_retry is not None and (
+                sig.retry_after is None or sig.retry_after > r.max_retry
+            ):
+                continue
+            if p.search(text, low):
+                return r
+    return None
+
+
+TIER_NAMES = ("provider rule", "cause phrase", "provider code", "loose code", "exception", "status")
+
+
+def _tiers(case: Case, anchored: bool) -> Iterator[tuple[str, Rule | None]]:
+    """Each tier's first rule that holds, lazily, in the order of precedence."""
+    specific, codes = tiers(case.shape, case.provider)
+    yield TIER_NAMES[0], decide(specific, case.body) if case.body is not None else None
+    sig = _words(case.sentence, case.status, case.retry_after)
+    if anchored:
+        phrase = decide(CAUSES, sig, anchored=True)
+    else:
+        # The sentence first, then the whole text (the last, so its words give the index).
+        texts = tuple(_cap(t) for t in dict.fromkeys((case.sentence, case.haystack)) if t)
+        phrase = _phrase(texts, tuple(lowered(t) for t in texts), sig) if texts else None
+    yield TIER_NAMES[1], phrase
+    yield TIER_NAMES[2], decide(codes, case.body) if case.body is not None else None
+    grpc, exceptions = case.names
+    loose = (
+        decide(LOOSE, Signals(case.status, code, code, case.sentence, "", None))
+        for code in (*case.codes, *grpc)
+    )
+    yield TIER_NAMES[3], next((r for r in loose if r is not None), None)
+    # In the table's order, not the text's: "litellm.BadRequestError:
+    # litellm.ContentPolicyViolationError" is the more specific class's.
+    classes = frozenset(exceptions)
+    found = next((r for r in EXCEPTIONS if r.code & classes), None) if classes else None
+    yield TIER_NAMES[4], found
+    status = case.status
+    words = _words(case.sentence or case.haystack, status, None)
+    yield TIER_NAMES[5], decide(R.BY_STATUS, words) if status is not None else None
+
+
+def judge(case: Case, *, anchored: bool = False) -> Rule | None:
+    """The deciding rule for one failure, tier by tier (the module docstring), or None.
+
+    `anchored`: cause phrases must open the sentence (see `decide`), and the rest of the
+    text is not searched; used to confirm that words are a provider's own sentence.
+    """
+    return next((r for _, r in _tiers(case, anchored) if r is not None), None)
+
+
+def explain(case: Case) -> dict[str, Rule | None]:
+    """Every tier's first rule that holds, deciding or not (`roombot classify --explain`)."""
+    return dict(_tiers(case, False))
 
 
 def all_chains() -> dict[str, tuple[Rule, ...]]:
     """Every table by name (for the docs and the tests)."""
-    return {**_FAMILY, **_OWN, "status": R.BY_STATUS, "harness": R.HARNESS_ERRORS}
+    return {
+        **_FAMILY,
+        **_OWN,
+        "causes": CAUSES,
+        "exceptions": EXCEPTIONS,
+        "status": R.BY_STATUS,
+        "harness": R.HARNESS_ERRORS,
+    }

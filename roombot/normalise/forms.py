@@ -14,17 +14,20 @@ each with optional "provider" and "model" beside it.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from http import HTTPStatus
 
 from cards import Attempt, Kind
 from roombot.normalise import retry
-from roombot.normalise.answers import forms_for
-from roombot.normalise.bodies import parse_body, strings
-from roombot.normalise.engine import Signals, canonical_provider, chain, decide
-from roombot.normalise.ironflow import VARIANTS, variant
+from roombot.normalise.answers import AnswerForm, forms_for
+from roombot.normalise.bodies import Parsed, parse_aws_sentence, parse_body, parse_object, strings
+from roombot.normalise.engine import Case, Signals, canonical_provider, decide, judge
+from roombot.normalise.extract import HEAD, extract, find_values, window
+from roombot.normalise.ironflow import VARIANTS, sentence, variant
 from roombot.normalise.rules import BY_STATUS, HARNESS_ERRORS
 
 __all__ = ["STOP_REASONS", "Normalised", "normalise", "normalise_answer"]
@@ -39,6 +42,7 @@ class Normalised:
     form: str  # which error form it was
     rule: str | None  # the deciding rule or answer form (its corpus example id), if any
     via: str | None = None  # the harness answer form the words were found in, if any
+    case: Case | None = None  # what the engine was given, when it decided (for --explain)
 
 
 STOP_REASONS: dict[str, Kind | None] = {
@@ -71,6 +75,13 @@ _ACP_CODES: dict[int, Kind] = {
 _ACP_PREFIX = re.compile(r"^(?:Internal error|Invalid params|Invalid request): ", re.DOTALL)
 _STATUS_RULES = frozenset(r.example for r in BY_STATUS)
 _ACP_TITLES = frozenset({"Internal error", "Invalid params", "Invalid request"})
+_ANSWER_MAX = 65536  # the longest text a harness's whole-message error form is tried on
+# Words of an answer that explains an error; a provider's own sentence has none of them.
+_EXPLAINS = re.compile(
+    r"\b(?:means?|meaning|indicates?|is (?:returned|raised|thrown|sent) when|happens when|"
+    r"occurs when|this error)\b",
+    re.IGNORECASE,
+)
 
 
 def _harness_error_name(data: Mapping[str, object]) -> str | None:
@@ -85,21 +96,6 @@ def _harness_error_name(data: Mapping[str, object]) -> str | None:
         key = next(iter(info))
         return key if isinstance(key, str) else None
     return None
-
-
-# "429 {...}" / "Error: 429 {...}" / "429 Too Many Requests: {...}": a status and a JSON body
-# written as one line by an SDK.
-_STATUS_LINES: tuple[re.Pattern[str], ...] = (
-    re.compile(
-        r"^(?:[A-Za-z][\w .]{0,40}: )?(?P<status>[1-5]\d\d)(?: [A-Z][A-Za-z ]{2,30})?:? "
-        r"(?P<body>[\[{].*[\]}])$",
-        re.DOTALL,
-    ),
-    # openai-python's APIStatusError: "Error code: 401 - {'error': {...}}"
-    re.compile(r"^Error code: (?P<status>[1-5]\d\d) - (?P<body>.*)$", re.DOTALL),
-    # "HTTP 429: <the provider's sentence>" (Hermes' summary of an API error)
-    re.compile(r"^HTTP (?P<status>[1-5]\d\d): (?P<body>.*)$", re.DOTALL),
-)
 
 
 def _str(value: object) -> str | None:
@@ -171,6 +167,85 @@ def normalise(
     return Normalised(Attempt(Kind.UNKNOWN, raw, provider, model), raw, "unknown", None)
 
 
+# --- one failure's text: extraction, then the engine's tiers ---------------------------------
+
+
+def _body(text: str, values: tuple[object, ...], headers: Mapping[str, str]) -> Parsed | None:
+    """The provider body in a text: the text itself, an embedded value, or an AWS sentence.
+
+    A body whose sentence is itself a body (OpenCode's wrapper, a proxy relaying an
+    error) gives the innermost one, keeping the outer provider when the inner has none.
+    """
+    found: Parsed | None = None
+    whole = parse_body(text, headers)
+    if whole.shape != "text":
+        found = whole
+    else:
+        for v in values:
+            obj = v[0] if isinstance(v, list) and v and isinstance(v[0], dict) else v
+            if isinstance(obj, dict):
+                p = parse_object(obj, headers)
+                if p is not None and p.shape != "text":
+                    found = p
+                    break
+    if found is None:
+        return parse_aws_sentence(text)
+    if found.kind is None and "{" in found.message and len(found.message) < HEAD:
+        inner = _body(found.message, tuple(find_values(found.message)), {})
+        if inner is not None:
+            return inner if inner.provider else dataclasses.replace(inner, provider=found.provider)
+    return found
+
+
+def _failure(
+    text: str,
+    provider: str | None,
+    model: str | None,
+    *,
+    form: str,
+    status: int | None = None,
+    headers: Mapping[str, str] | None = None,
+    codes: tuple[str, ...] = (),
+    anchored: bool = False,
+) -> Normalised:
+    """Text known to be a failure -> Normalised: whatever wraps it, the same evidence decides."""
+    headers = headers or {}
+    ev = extract(text)
+    parsed = _body(window(text).strip(), ev.values, headers)
+    found = provider or (parsed.provider if parsed is not None else None)
+    if status is None:
+        status = parsed.status if parsed is not None and parsed.status is not None else ev.status
+    sentence = parsed.message if parsed is not None and parsed.message else ev.sentence
+    message = sentence or text.strip() or (f"HTTP {status}" if status is not None else text)
+    retry_after = retry.from_headers(headers) if headers else None
+    if retry_after is None and parsed is not None:
+        retry_after = parsed.retry_after
+    if retry_after is None:
+        retry_after = retry.from_message(message) or retry.from_message(window(text))
+    if parsed is not None and parsed.kind is not None:
+        attempt = Attempt(parsed.kind, message, found, model, status, retry_after)
+        return Normalised(attempt, text, form, "finish/" + parsed.code)
+    body = (
+        Signals(status, parsed.code, parsed.type, parsed.message, parsed.detail, retry_after)
+        if parsed is not None
+        else None
+    )
+    case = Case(
+        body=body,
+        shape=parsed.shape if parsed is not None else "text",
+        provider=found,
+        sentence=message,
+        haystack=ev.haystack,
+        codes=codes + ev.codes,
+        status=status,
+        retry_after=retry_after,
+    )
+    r = judge(case, anchored=anchored)
+    kind = r.kind if r is not None else Kind.UNKNOWN
+    attempt = Attempt(kind, message, found, model, status, retry_after)
+    return Normalised(attempt, text, form, r.example if r is not None else None, case=case)
+
+
 # --- HTTP answers ---------------------------------------------------------------------------
 
 
@@ -181,35 +256,36 @@ def _http(
     provider: str | None,
     model: str | None,
 ) -> Normalised:
-    header_retry = retry.from_headers(headers) if headers else None
     if status == 0:
+        # A transport failure: the client library's own sentence, never a provider body.
         message = body.strip() or "the provider could not be reached"
+        header_retry = retry.from_headers(headers) if headers else None
         sig = Signals(0, "", "", message, "", header_retry)
-        r = decide(chain("transport", None), sig)
+        case = Case(sig, "transport", None, message, extract(message).haystack, status=0)
+        r = judge(case)
         kind = r.kind if r is not None else Kind.PROVIDER_UNAVAILABLE
         attempt = Attempt(kind, message, provider, model, 0, header_retry)
-        return Normalised(attempt, body, "http", r.example if r is not None else None)
-    parsed = parse_body(body, headers)
-    found = provider or parsed.provider
+        return Normalised(attempt, body, "http", r.example if r is not None else None, case=case)
+    n = _failure(body, provider, model, form="http", status=status, headers=headers)
+    if not body.strip():
+        a = n.attempt
+        described = _status_sentence(status)
+        n = Normalised(dataclasses.replace(a, message=described), body, "http", n.rule, case=n.case)
+    return n
+
+
+def _status_sentence(status: int | None) -> str:
+    """A readable sentence for an answer that came with a status and no body."""
     if status is None:
-        status = parsed.status
-    message = parsed.message or body or (f"HTTP {status}" if status is not None else "")
-    retry_after = header_retry
-    if retry_after is None:
-        retry_after = parsed.retry_after
-    if retry_after is None and message:
-        retry_after = retry.from_message(message)
-    if parsed.kind is not None:
-        attempt = Attempt(parsed.kind, message, found, model, status, retry_after)
-        return Normalised(attempt, body, "http", "finish/" + parsed.code)
-    sig = Signals(status, parsed.code, parsed.type, message, parsed.detail, retry_after)
-    r = decide(chain(parsed.shape, found), sig)
-    kind = r.kind if r is not None else Kind.UNKNOWN
-    attempt = Attempt(kind, message, found, model, status, retry_after)
-    return Normalised(attempt, body, "http", r.example if r is not None else None)
+        return "The provider answered with an empty body."
+    try:
+        phrase = HTTPStatus(status).phrase
+    except ValueError:
+        phrase = ""
+    return f"HTTP {status} {phrase} (the answer had no body).".replace("  ", " ")
 
 
-# --- words: a harness's form, a status-and-body line, or a provider sentence ---------------
+# --- words: a harness's whole-message form, or any failure text -------------------------------
 
 
 def _words(
@@ -217,94 +293,82 @@ def _words(
 ) -> Normalised | None:
     """Words that are recognisably an error, else None.
 
-    With `answer` only the harness's whole-message forms count; otherwise the
-    anchored provider sentences (the TEXT rules) and "status {body}" lines too.
+    With `answer` only the harness's whole-message forms count (an answer that talks
+    about errors must never fire); otherwise the text is known to be a failure and
+    every tier of the engine reads it (`_failure`).
     """
     stripped = text.strip()
-    for f in forms_for(harness):
+    # A harness's whole-message form is short; a longer text is read by the engine alone.
+    for f in forms_for(harness) if len(stripped) <= _ANSWER_MAX else ():
         m = f.pattern.fullmatch(stripped)
         if m is None:
             continue
-        groups = m.groupdict()
-        status, body, inner = groups.get("status"), groups.get("body"), groups.get("message")
-        if f.kind is not None:
-            got = (
-                _http(int(status), body or "", {}, provider, model).attempt
-                if status is not None
-                else None
-            )
-            kept = groups.get("said") or groups.get("lead")
-            attempt = Attempt(
-                f.kind,
-                kept or (got.message if got is not None else stripped),
-                provider or (got.provider if got is not None else None),
-                model,
-                int(status) if status is not None else None,
-                (got.retry_after if got is not None else None) or retry.from_message(stripped),
-            )
-            return Normalised(attempt, text, "answer", f.example, f.example)
-        if status is not None:
-            payload = body if body is not None else (inner or "")
-            if payload == "status code (no body)":
-                payload = ""
-            n = _http(int(status), payload, {}, provider, model)
-            if f.confirmed and (n.rule is None or n.rule in _STATUS_RULES):
-                continue  # status alone: a real answer may take this shape too
-            a = n.attempt
-            a = Attempt(
-                a.kind,
-                a.message if payload else stripped,
-                a.provider,
-                model,
-                a.status,
-                a.retry_after,
-            )
-            return Normalised(a, text, "answer", n.rule or f.example, f.example)
-        gstatus = groups.get("gstatus")
-        sentence = inner if inner is not None else stripped
-        if inner is not None and not gstatus:
-            # The harness wrapped a sentence that may itself be a status line or SDK text.
-            found = _words(inner, None, provider, model, answer=False)
-            if found is not None:
-                a = found.attempt
-                return Normalised(
-                    Attempt(a.kind, stripped, a.provider, model, a.status, a.retry_after),
-                    text,
-                    "answer",
-                    found.rule or f.example,
-                    f.example,
-                )
-        sig = Signals(
-            None, gstatus.lower() if gstatus else "", "", sentence, "", retry.from_message(stripped)
-        )
-        r = decide(chain("google" if gstatus else "text", None), sig)
-        kind = r.kind if r is not None else Kind.UNKNOWN
-        message = inner if inner is not None and gstatus else stripped
-        attempt = Attempt(kind, message, provider, model, None, sig.retry_after)
-        return Normalised(attempt, text, "answer", r.example if r else f.example, f.example)
+        found = _form(f, m.groupdict(), text, stripped, provider, model)
+        if found is not None:
+            return found
     if answer:
         return None
-    for line in _STATUS_LINES:
-        m2 = line.match(stripped)
-        if m2 is not None:
-            n = _http(int(m2.group("status")), m2.group("body"), {}, provider, model)
-            if n.rule is not None:
-                return Normalised(n.attempt, text, "text", n.rule)
-    parsed = parse_body(stripped, {})
-    if parsed.shape == "bedrock":
-        return _http(None, stripped, {}, provider, model)
-    if parsed.shape != "text":
-        # A provider's JSON body handed on as a string (codex-acp's data.message): its
-        # own rules decide and its own sentence is kept.
-        n = _http(None, stripped, {}, provider, model)
-        if n.rule is not None and n.attempt.kind is not Kind.UNKNOWN:
-            return Normalised(n.attempt, text, "text", n.rule)
-    sig = Signals(None, "", "", stripped, "", None)
-    r = decide(chain("text", None), sig)
-    if r is None:
-        return None
-    attempt = Attempt(r.kind, stripped, provider, model, None, retry.from_message(stripped))
-    return Normalised(attempt, text, "text", r.example)
+    n = _failure(text, provider, model, form="text")
+    return n if n.rule is not None else None
+
+
+def _form(
+    f: AnswerForm,
+    groups: dict[str, str | None],
+    text: str,
+    stripped: str,
+    provider: str | None,
+    model: str | None,
+) -> Normalised | None:
+    """One harness form that matched the whole message -> Normalised (None: not confirmed)."""
+    status, body, inner = groups.get("status"), groups.get("body"), groups.get("message")
+    if f.kind is not None:
+        got = (
+            _http(int(status), body or "", {}, provider, model).attempt
+            if status is not None
+            else None
+        )
+        kept = groups.get("said") or groups.get("lead")
+        attempt = Attempt(
+            f.kind,
+            kept or (got.message if got is not None else stripped),
+            provider or (got.provider if got is not None else None),
+            model,
+            int(status) if status is not None else None,
+            (got.retry_after if got is not None else None) or retry.from_message(stripped),
+        )
+        return Normalised(attempt, text, "answer", f.example, f.example)
+    if status is not None and (body is not None or not f.confirmed):
+        payload = body if body is not None else (inner or "")
+        if payload == "status code (no body)":
+            payload = ""
+        n = _http(int(status), payload, {}, provider, model)
+        a = dataclasses.replace(n.attempt, message=n.attempt.message if payload else stripped)
+        return Normalised(a, text, "answer", n.rule or f.example, f.example, case=n.case)
+    if f.confirmed:
+        # A shape a real answer may take too: it counts only when the words inside open
+        # with a provider's sentence that some rule knows, never on the status alone, and
+        # never when they explain an error rather than report one.
+        if inner is None or _EXPLAINS.search(inner):
+            return None
+        n = _failure(
+            inner,
+            provider,
+            model,
+            form="answer",
+            status=int(status) if status is not None else None,
+            anchored=True,
+        )
+        if n.rule is None or n.rule in _STATUS_RULES:
+            return None
+        return Normalised(n.attempt, text, "answer", n.rule, f.example, case=n.case)
+    n = _failure(stripped, provider, model, form="answer")
+    a = n.attempt
+    if inner is not None and groups.get("gstatus"):
+        a = dataclasses.replace(a, message=inner)  # Gemini CLI's sentence without its status
+    elif n.rule is not None and inner is not None:
+        a = dataclasses.replace(a, message=stripped)
+    return Normalised(a, text, "answer", n.rule or f.example, f.example, case=n.case)
 
 
 def _text(
@@ -312,14 +376,13 @@ def _text(
 ) -> Normalised:
     n = _words(text, harness, provider, model, answer=False)
     if n is not None:
-        return Normalised(n.attempt, text, form, n.rule)
-    attempt = Attempt(Kind.UNKNOWN, text, provider, model, None, retry.from_message(text))
-    return Normalised(attempt, text, form, None)
+        return Normalised(n.attempt, text, form, n.rule, case=n.case)
+    return _failure(text, provider, model, form=form)
 
 
 def normalise_answer(harness: str | None, text: str) -> Normalised | None:
     """Answer text that is an error posing as the answer -> Normalised, else None."""
-    if len(text) > 65536:
+    if len(text) > _ANSWER_MAX:
         return None  # an error posing as the answer is short
     return _words(text, harness, None, None, answer=True)
 
@@ -353,20 +416,31 @@ def _acp(
         if isinstance(nested, Mapping) and ("status" in nested or "text" in nested):
             n = normalise(nested, harness=harness, provider=provider, model=model)
             if n.attempt.kind is not Kind.UNKNOWN:
-                return Normalised(n.attempt, raw, "acp", n.rule)
+                return Normalised(n.attempt, raw, "acp", n.rule, case=n.case)
         out: list[str] = []
         strings(data, out)
         candidates.extend(out[:8])
+    # Gemini CLI answers with the provider's HTTP status as the JSON-RPC code.
+    http_status = code if code is not None and 100 <= code <= 599 else None
     for text in candidates:
         if not text.strip():
             continue
         found = _words(text, harness, provider, model, answer=False)
         if found is not None and found.attempt.kind is not Kind.UNKNOWN:
-            return Normalised(found.attempt, raw, "acp", found.rule)
-    if code is not None and 100 <= code <= 599:
-        # Gemini CLI answers with the provider's HTTP status as the JSON-RPC code.
-        n = _http(code, _ACP_PREFIX.sub("", message, count=1), {}, provider, model)
-        return Normalised(n.attempt, raw, "acp", n.rule)
+            a = found.attempt
+            if a.status is None and http_status is not None:
+                a = dataclasses.replace(a, status=http_status)
+            return Normalised(a, raw, "acp", found.rule, case=found.case)
+    if isinstance(data, Mapping | list):
+        # The data's codes and status (no sentence of their own): "Rate limit exceeded" with
+        # {"status": 429} beside it, a provider's code without its words.
+        n = _failure(f"{said}\n{_dump(data)}", provider, model, form="acp")
+        if n.rule is not None and n.rule not in _STATUS_RULES:
+            a = dataclasses.replace(n.attempt, message=said or n.attempt.message)
+            return Normalised(a, raw, "acp", n.rule, case=n.case)
+    if http_status is not None:
+        n = _http(http_status, _ACP_PREFIX.sub("", message, count=1), {}, provider, model)
+        return Normalised(n.attempt, raw, "acp", n.rule, case=n.case)
     kind = _ACP_CODES.get(code, Kind.UNKNOWN) if code is not None else Kind.UNKNOWN
     kept = said if kind is Kind.UNKNOWN and said.strip() else message
     attempt = Attempt(kind, kept or raw, provider, model, None, retry.from_message(message))
@@ -390,23 +464,21 @@ def _ironflow(
         _str(fields.get("message"))
         or _str(fields.get("stderr"))
         or (payload if isinstance(payload, str) else None)
-        or (f"{name} {_dump(payload)}" if payload is not None else name)
+        or sentence(name, fields)
     )
     if name == "Api":
         status = _int(fields.get("status"))
         n = _words(message, harness, provider, model, answer=False)
         if n is not None and n.attempt.kind is not Kind.UNKNOWN:
-            return Normalised(n.attempt, raw, "ironflow", n.rule)
+            return Normalised(n.attempt, raw, "ironflow", n.rule, case=n.case)
         code = (_str(fields.get("code")) or "").lower()
-        sig = Signals(status, code, "", message, "", retry.from_message(message))
-        r = decide(chain("openai", provider), sig)
-        api_kind = r.kind if r is not None else Kind.UNKNOWN
-        attempt = Attempt(api_kind, message, provider, model, status, sig.retry_after)
-        return Normalised(attempt, raw, "ironflow", r.example if r is not None else None)
+        n = _failure(message, provider, model, form="ironflow", status=status, codes=(code,))
+        a = dataclasses.replace(n.attempt, message=message)
+        return Normalised(a, raw, "ironflow", n.rule, case=n.case)
     if name == "HttpProvider":
         status = _int(fields.get("status_code"))
         n = _http(status, message, {}, provider, model)
-        return Normalised(n.attempt, raw, "ironflow", n.rule)
+        return Normalised(n.attempt, raw, "ironflow", n.rule, case=n.case)
     kind, _reason = VARIANTS.get(name, (Kind.UNKNOWN, ""))
     retry_after = _int(fields.get("retry_after_secs")) if name == "RateLimited" else None
     if name == "RateLimited" and retry_after is not None and retry_after < 0:
@@ -417,12 +489,32 @@ def _ironflow(
 
 # --- exits, stop reasons, nodes, reports ------------------------------------------------------
 
+# What a harness's last words may say instead of harness_exited: it exited *because* the
+# provider refused (a spent quota, a bad key, a prompt over the window). Lifecycle words
+# (cancelled, offline, exited) and "unknown" leave the kind harness_exited.
+_CAUSE_OF_EXIT = frozenset(
+    {
+        Kind.QUOTA,
+        Kind.RATE_LIMIT,
+        Kind.AUTH,
+        Kind.BAD_REQUEST,
+        Kind.CONTEXT_EXHAUSTED,
+        Kind.TIMEOUT,
+        Kind.PROVIDER_UNAVAILABLE,
+        Kind.REFUSAL,
+        Kind.MAX_TOKENS,
+    }
+)
+
 
 def _exit(ex: Mapping[str, object], provider: str | None, model: str | None) -> Normalised:
     code = _int(ex.get("code"))
     stderr = _str(ex.get("stderr")) or ""
     sig = _str(ex.get("signal"))
     if stderr.strip():
+        n = _failure(stderr, provider, model, form="exit")
+        if n.attempt.kind in _CAUSE_OF_EXIT:
+            return Normalised(n.attempt, stderr, "exit", n.rule, case=n.case)
         message = stderr.strip()
     elif sig:
         message = f"The harness was killed by {sig}."
@@ -489,4 +581,4 @@ def _report(
             attempt.retry_after,
         )
         return Normalised(attempt, raw, "report", "report/kind")
-    return Normalised(attempt, raw, "report", n.rule)
+    return Normalised(attempt, raw, "report", n.rule, case=n.case)

@@ -89,3 +89,95 @@ def variant(value: object) -> tuple[str, object] | None:
         if isinstance(name, str):
             return name, payload
     return None
+
+
+def _num(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def _name(value: object) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _seconds(limit: object) -> str | None:
+    """A serde Duration ({"secs", "nanos"}) or plain seconds -> "600 s"."""
+    if isinstance(limit, dict):
+        secs, nanos = _num(limit.get("secs")), _num(limit.get("nanos")) or 0.0
+        if secs is None:
+            return None
+        return f"{secs + nanos / 1e9:g} s"
+    n = _num(limit)
+    return f"{n:g} s" if n is not None else None
+
+
+def sentence(name: str, fields: dict[str, object] | object) -> str:
+    """A readable sentence for a variant that carries fields but no words of its own.
+
+    Built from the fields the way ironflow's own display text reads; the raw
+    serde JSON stays beside it (Normalised.raw).
+    """
+    f: dict[str, object] = fields if isinstance(fields, dict) else {}
+    said: str | None = None
+    if name == "BudgetExceeded":
+        spent = _num(f.get("spent_usd", f.get("cost_usd")))
+        limit = _num(f.get("limit_usd", f.get("max_budget_usd")))
+        if spent is not None and limit is not None:
+            said = f"budget exceeded: spent {spent:.2f} USD of the {limit:.2f} USD limit"
+        elif limit is not None:
+            said = f"budget exceeded: the {limit:.2f} USD limit is spent"
+        else:
+            said = "budget exceeded"
+    elif name == "RateLimited":
+        who = _name(f.get("provider"))
+        wait = _num(f.get("retry_after_secs"))
+        said = f"rate limited by {who}" if who else "rate limited"
+        if wait is not None and wait >= 0:
+            said += f", retry after {wait:g} s"
+    elif name == "NoCapacity":
+        who = _name(f.get("kind"))
+        said = f"no capacity for {who}" if who else "no capacity"
+        reset = _name(f.get("next_reset"))
+        if reset:
+            said += f", next reset at {reset}"
+    elif name == "CapacityWait":
+        who = _name(f.get("kind"))
+        said = f"waiting for capacity for {who}" if who else "waiting for capacity"
+        wake = _name(f.get("wake_at"))
+        if wake:
+            said += f" until {wake}"
+    elif name == "PromptTooLarge":
+        tokens, limit = _num(f.get("estimated_tokens")), _num(f.get("model_limit"))
+        chars = _num(f.get("chars"))
+        if tokens is not None and limit is not None:
+            size = f"about {tokens:,.0f} tokens"
+            if chars is not None:
+                size += f" ({chars:,.0f} characters)"
+            said = f"prompt too large: {size}, over the model's limit of {limit:,.0f} tokens"
+        else:
+            said = "prompt too large for the model's context window"
+    elif name == "Timeout":
+        limit_text = _seconds(f.get("limit"))
+        said = f"timed out after {limit_text}" if limit_text else "timed out"
+    elif name == "ProcessFailed":
+        code = _num(f.get("exit_code"))
+        said = f"the agent process exited with code {code:g}" if code is not None else None
+    elif name == "SchemaValidation":
+        expected, got = _name(f.get("expected")), _name(f.get("got"))
+        if expected and got:
+            said = f"schema validation failed: expected {expected}, got {got}"
+    elif name == "UnknownToolProfile":
+        profile = _name(f.get("profile"))
+        available = f.get("available")
+        names = [a for a in available if isinstance(a, str)] if isinstance(available, list) else []
+        if profile:
+            said = f"unknown tool profile '{profile}' (available: {', '.join(names) or 'none'})"
+    elif name == "ToolProfileUnsupported":
+        who, profile = _name(f.get("provider")), _name(f.get("profile"))
+        if who and profile:
+            said = f"{who} does not support tool profiles (the step asked for '{profile}')"
+    elif name == "AccountNotFound":
+        account = _name(f.get("name"))
+        said = f"account '{account}' not found" if account else "account not found"
+    return said or f"{name}: {VARIANTS[name][1]}" if name in VARIANTS else (said or name)

@@ -100,7 +100,13 @@ def from_headers(headers: Mapping[str, str]) -> int | None:
 
 
 def from_message(message: str) -> int | None:
-    """A delay written into the sentence: "Please try again in 20s", "retry after 6 seconds"."""
+    """A delay written into the sentence: "Please try again in 20s", "retry after 6 seconds".
+
+    Only the first 32 KiB and the last 8 KiB of a longer text are read (a hostile megabyte
+    costs no more than that).
+    """
+    if len(message) > 40960:
+        message = message[:32768] + "\n" + message[-8192:]
     m = _IN_MESSAGE.search(message)
     if m is None:
         return None

@@ -36,6 +36,7 @@ class Rule:
     message: re.Pattern[str] | None = None  # searched in the provider's sentence
     detail: re.Pattern[str] | None = None  # searched in the body's other strings
     min_retry: int | None = None  # holds only when retry_after >= this many seconds
+    max_retry: int | None = None  # holds only when retry_after <= this many seconds
 
     @property
     def name(self) -> str:
@@ -52,6 +53,7 @@ def rule(
     message: str | None = None,
     detail: str | None = None,
     min_retry: int | None = None,
+    max_retry: int | None = None,
 ) -> Rule:
     return Rule(
         kind=kind,
@@ -62,6 +64,7 @@ def rule(
         message=re.compile(message, re.IGNORECASE) if message is not None else None,
         detail=re.compile(detail, re.IGNORECASE) if detail is not None else None,
         min_retry=min_retry,
+        max_retry=max_retry,
     )
 
 
@@ -396,115 +399,6 @@ BY_STATUS: tuple[Rule, ...] = (
     rule(K.RATE_LIMIT, "status/429", status=[429]),
     rule(K.CANCELLED, "status/499", status=[499]),
     rule(K.PROVIDER_UNAVAILABLE, "status/503", status=range(500, 600)),
-)
-
-# --- Words alone (the `text` form, an ACP message, a harness's line) -----------------------
-# Each pattern is a whole phrase a provider or SDK writes; most are anchored at the start.
-
-TEXT: tuple[Rule, ...] = (
-    # The same first sentence is OpenAI's insufficient_quota and Gemini's RESOURCE_EXHAUSTED
-    # (per-minute and per-day alike); the help link after it tells them apart.
-    rule(
-        K.QUOTA,
-        "text/gemini-limit-0",
-        message=r"^you exceeded your current quota[\s\S]*"
-        r"\bquota exceeded for metric: \S+, limit: 0\b",
-    ),
-    rule(
-        K.RATE_LIMIT,
-        "acp/gemini-cli-quota-message",
-        message=r"^you exceeded your current quota, please check your plan and billing details\. "
-        r"for more information on this error, head to: https://ai\.google\.dev/",
-    ),
-    # Gemini CLI's own wording when its daily quota is spent: a day window, so quota.
-    rule(K.QUOTA, "acp/gemini-cli-daily-quota", message=r"^you have exhausted your daily quota\b"),
-    rule(
-        K.QUOTA,
-        "text/openai-exceeded-quota",
-        message=r"^you exceeded your current quota, please check your plan and billing details",
-    ),
-    rule(K.QUOTA, "text/credit-balance-too-low", message=r"^(?:your )?credit balance is too low"),
-    rule(
-        K.CONTEXT_EXHAUSTED,
-        "text/prompt-is-too-long",
-        message=r"^prompt is too long\b|^this model's maximum context length is \d+ tokens",
-    ),
-    rule(
-        K.RATE_LIMIT,
-        "text/rate-limit-reached-for",
-        message=r"^rate limit reached for \S+ in organization \S+ on (?:tokens|requests) per min",
-    ),
-    rule(K.PROVIDER_UNAVAILABLE, "text/overloaded", message=r"^overloaded$"),
-    rule(K.TIMEOUT, "text/request-timed-out", message=r"^request timed out\.?$"),
-    rule(
-        K.PROVIDER_UNAVAILABLE,
-        "text/connection-error",
-        message=r"^connection error\.?$|^fetch failed$|^connect ECONNREFUSED \S+$"
-        r"|^getaddrinfo (?:ENOTFOUND|EAI_AGAIN) \S+$",
-    ),
-    rule(K.CANCELLED, "text/request-aborted", message=r"^request was aborted\.?$"),
-    rule(
-        K.HARNESS_EXITED,
-        "claude-code/acp-process-exited",
-        message=r"^the claude agent process exited unexpectedly",
-    ),
-    # Codex's own sentences (codex-rs/core/src/error.rs).
-    rule(
-        K.CONTEXT_EXHAUSTED,
-        "codex/ran-out-of-room",
-        message=r"^codex ran out of room in the model's context window",
-    ),
-    rule(
-        K.QUOTA,
-        "codex/quota-exceeded",
-        message=r"^quota exceeded\. check your plan and billing details\.$"
-        r"|^to use codex with your chatgpt plan, upgrade to plus",
-    ),
-    rule(K.QUOTA, "codex/usage-limit-plus", message=r"^you've hit your usage limit\b"),
-    rule(
-        K.PROVIDER_UNAVAILABLE,
-        "codex/high-demand",
-        message=r"^we're currently experiencing high demand"
-        r"|^stream disconnected before completion: |^connection failed: "
-        r"|^error while reading the server response: ",
-    ),
-    rule(
-        K.CANCELLED,
-        "codex/turn-aborted",
-        message=r"^turn aborted\. something went wrong\?|^interrupted \(ctrl-c\)",
-    ),
-    # OpenAI's sentences when only the words arrive (OpenCode relays error.message alone
-    # as "Internal error: <sentence>", without the status or the code).
-    rule(K.AUTH, "opencode/incorrect-api-key", message=r"^incorrect api key provided\b"),
-    rule(
-        K.PROVIDER_UNAVAILABLE,
-        "opencode/server-overloaded",
-        message=r"^the server is overloaded or not ready yet\.?$"
-        r"|^the engine is currently overloaded, please try again later",
-    ),
-    rule(
-        K.PROVIDER_UNAVAILABLE,
-        "opencode/server-had-an-error",
-        message=r"^the server had an error (?:while )?processing your request\.",
-    ),
-    rule(
-        K.BAD_REQUEST,
-        "opencode/invalid-value",
-        message=r"^invalid value for '[^'\n]+': "
-        r"|^unsupported parameter: '[^'\n]+' is not supported",
-    ),
-    # Gemini API sentences, when only the words arrive (Gemini CLI over ACP).
-    rule(
-        K.AUTH,
-        "gemini-cli/acp-api-key-not-valid",
-        message=r"^api key not valid\. please pass a valid api key",
-    ),
-    rule(
-        K.CONTEXT_EXHAUSTED,
-        "hermes/text-context-length-exceeded",
-        message=r"^context length exceeded(?::| \(\d[\d,]* tokens\)\.)"
-        r"|^request payload too large: max compression attempts",
-    ),
 )
 
 # --- A harness's own name for the failure, in the JSON-RPC error's data --------------------

@@ -7,11 +7,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cards import Attempt, Kind
 from roombot.normalise import classify, classify_answer
+from tests.normalise.hostile import hostile
 
 
 def _run(args: list[str], stdin: str) -> subprocess.CompletedProcess[str]:
@@ -51,6 +53,46 @@ def test_cli_prints_one_json_line() -> None:
     }
 
 
+def test_cli_reads_what_a_user_pastes() -> None:
+    """Words that are not JSON are a failure's text, as copied from a log or an issue."""
+    pasted = (
+        "openai.BadRequestError: Error code: 400 - {'error': {'message': \"This model's "
+        "maximum context length is 8192 tokens. However, your messages resulted in 9000 "
+        "tokens. Please reduce the length of the messages.\", 'type': "
+        "'invalid_request_error', 'param': 'messages', 'code': 'context_length_exceeded'}}"
+    )
+    out = _run(["-"], pasted)
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["kind"] == "context_exhausted" and got["status"] == 400
+    assert got["message"].startswith("This model's maximum context length is 8192 tokens.")
+    # The same words given on the command line, with where they came from.
+    flag = _run(["--text", pasted, "--provider", "openai", "--model", "gpt-4"], "")
+    assert json.loads(flag.stdout) == {**got, "provider": "openai", "model": "gpt-4"}
+
+
+def test_cli_stop_reason_and_explain() -> None:
+    stop = _run(["--stop-reason", "refusal"], "")
+    assert json.loads(stop.stdout)["kind"] == "refusal"
+    bad = _run(["--stop-reason", "napping"], "")
+    assert bad.returncode == 2 and "invalid choice" in bad.stderr
+    out = _run(["--explain", "--text", "API Error: 429 Rate limit exceeded. Please retry."], "")
+    got = json.loads(out.stdout)
+    assert got["kind"] == "rate_limit"
+    tiers = got["explain"]["tiers"]
+    assert list(tiers) == [
+        "provider rule",
+        "cause phrase",
+        "provider code",
+        "loose code",
+        "exception",
+        "status",
+    ]
+    # The phrase decided; the status alone would have said the same.
+    assert got["explain"]["rule"] == tiers["cause phrase"] is not None
+    assert tiers["status"] == "status/429"
+
+
 def test_cli_reads_a_file(tmp_path: Path) -> None:
     f = tmp_path / "e.json"
     f.write_text(json.dumps({"exit": {"code": 137, "stderr": "Killed"}}))
@@ -72,7 +114,6 @@ def test_cli_answer_mode() -> None:
 
 def test_cli_bad_input_names_what_is_wrong() -> None:
     cases = {
-        "not json": "not valid JSON",
         "[1, 2]": "expected a JSON object",
         '{"foo": 1}': "no error form",
         '{"status": "429"}': "status: expected an HTTP status",
@@ -86,6 +127,10 @@ def test_cli_bad_input_names_what_is_wrong() -> None:
         assert out.returncode == 2, stdin
         assert words in out.stderr, (stdin, out.stderr)
         assert out.stdout == ""
+    empty = _run(["-"], "  \n")
+    assert empty.returncode == 2 and "nothing to classify" in empty.stderr
+    blank = _run(["--text", " "], "")
+    assert blank.returncode == 2 and "nothing to classify" in blank.stderr
     missing = _run(["/nonexistent/file.json"], "")
     assert missing.returncode == 2 and "cannot read" in missing.stderr
     no_text = _run(["--answer", "-"], '{"harness": "x"}')
@@ -136,3 +181,41 @@ def test_any_status_and_body(status: int, body: str) -> None:
 def test_classify_answer_never_raises(text: str, harness: str | None) -> None:
     got = classify_answer(harness, text)
     assert got is None or isinstance(got.kind, Kind)
+
+
+@pytest.mark.parametrize("name", sorted(hostile()))
+def test_a_megabyte_of_hostile_text_classifies(name: str) -> None:
+    """Every form a hostile megabyte can arrive in gives an Attempt, never an exception.
+
+    How long each takes is a figure of bench/bench_normalise.py (under 50 ms), not a test.
+    """
+    text = hostile()[name]
+    assert len(text) == 1 << 20
+    for error in (
+        {"text": text},
+        {"status": 400, "body": text},
+        {"acp": {"code": -32603, "message": text, "data": text}},
+        {"exit": {"code": 1, "stderr": text}},
+        {"report": {"message": text}},
+        {"ironflow": {"Api": {"status": 500, "message": text}}},
+    ):
+        got = classify(error, harness="claude-code")
+        assert isinstance(got.kind, Kind) and isinstance(got.message, str)
+    assert classify_answer(None, text) is None  # far longer than any error posing as one
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["{", "}", "[", "]", "'", '"', "\\", ":", ",", " ", "a", "429", "Error: "])
+        | st.text(max_size=6),
+        max_size=400,
+    ).map("".join),
+    st.integers(min_value=1, max_value=2000),
+)
+def test_hostile_shapes_of_any_size(piece: str, times: int) -> None:
+    text = piece * times
+    got = classify({"text": text})
+    assert isinstance(got.kind, Kind)
+    got = classify({"status": 502, "body": text})
+    assert got.status == 502

@@ -46,7 +46,7 @@ def test_rule1_three_models_tried_give_one_card_with_three_attempts_in_order() -
             attempt(2, "openai", "gpt-5"),
             failed(3, "openai", "gpt-5", "503 overloaded"),
             attempt(4, "google", "gemini-2.5-pro"),
-            failed(5, "google", "gemini-2.5-pro", "quota exceeded"),
+            failed(5, "google", "gemini-2.5-pro", "the call did not succeed"),
             ended_error(6, {"text": "all providers failed"}),
         ],
     )

@@ -1,0 +1,622 @@
+"""Cause phrases and exception classes: the words that name a failure's cause, wherever they are.
+
+Once a text is known to be a failure (a JSON-RPC error, a failed attempt, a
+report, a rejected prompt, an exit, a hub's failure string), the phrases below
+are searched anywhere in it, word-bounded and case-insensitive, top to bottom:
+the first that holds decides. They are never used to decide whether an
+*answer* is an error posing as one (answers.py keeps whole-message forms).
+
+Precedence, for the engine (engine.py): a provider's own rule that joins a code
+to a sentence > a cause phrase (this table) > a provider's code or type alone >
+a code or gRPC status name found loosely in the text > an exception class name
+(EXCEPTIONS, below) > the HTTP status alone.
+
+Within this table the order is the design's distinctions, written down:
+  - a safety block is a refusal, whatever the status;
+  - a window of a day, a month or a plan is quota, a window of a minute or a
+    second is rate_limit, and only then do bare "quota" and "rate limit" decide;
+  - a prompt over the window is context_exhausted, not bad_request;
+  - a model that does not exist is bad_request, before any "no access" reads as auth;
+  - "overloaded", 5xx words: provider_unavailable; a connect timeout cannot reach the
+    provider (provider_unavailable), any other timeout gave up waiting (timeout);
+  - a node that went away, then timeouts, then cancellations, then a process that
+    exited, then an endpoint that could not be reached; generic request errors last.
+
+Every rule names the corpus entry (train split) it was written from.
+"""
+
+from __future__ import annotations
+
+from cards import Kind
+from roombot.normalise.rules import Rule, rule
+
+__all__ = ["CAUSES", "EXCEPTIONS"]
+
+K = Kind
+
+
+def any_of(*phrases: str) -> str:
+    """One pattern from its alternatives (the engine splits them again, one search each)."""
+    return "|".join(phrases)
+
+
+CAUSES: tuple[Rule, ...] = (
+    # --- refusal: a safety block, whatever the status -------------------------------------------
+    rule(
+        K.REFUSAL,
+        "anthropic/output-blocked-policy",
+        message=any_of(
+            r"\bcontent[ _-]?(?:management[ _-])?polic(?:y|ies)\b",
+            r"\bcontent[ _-]?filter",
+            r"\busage polic(?:y|ies)\b",
+            r"\bacceptable use polic",
+            r"\bsafety (?:system|filters?|settings|polic(?:y|ies)|reasons?|block\w*|concerns?|"
+            r"guidelines|checks?)\b",
+            r"\bblocked\b[^.\n]{0,40}?\b(?:safety|content|polic(?:y|ies)|moderation|guardrails?)\b",
+            r"\b(?:prompt|request|response|input|output|message|content|candidate)s? (?:was |"
+            r"were |has been |is )?blocked\b",
+            r"\bblock_?reason\b",
+            r"\b(?:flagged|moderated) (?:by|as|for)\b",
+            r"\bmoderation\b",
+            r"\bguardrails?\b",
+            r"\bresponsible ?ai\b",
+            r"\bviolat\w* (?:of )?(?:our|the|its) (?:\w+ ){0,2}(?:polic(?:y|ies)|terms|guidelines)",
+            r"prohibited[ _]?content",
+            r"(?-i:\b(?:BLOCKLIST|SPII|IMAGE_SAFETY|RECITATION|SAFETY)\b)",
+            r"\bstop_?reason\W{1,4}refusal\b",
+            r"\brefusal\b",
+            r"\bdeclined to (?:respond|answer)\b",
+        ),
+    ),
+    # --- windows: a day, a month, a plan is quota; a minute or a second is rate_limit -----------
+    rule(
+        K.QUOTA,
+        "groq/tokens-per-day",
+        message=any_of(
+            r"\b(?:per[ _-](?:day|month|week)|perday|permonth|daily|monthly|weekly)\b[^.\n]{0,40}?"
+            r"\b(?:limit|quota|cap|allowance|usage|requests|tokens)",
+            r"\b(?:limit|quota|cap|allowance|usage|requests|tokens)\b[^.\n]{0,40}?"
+            r"\b(?:per[ _-](?:day|month|week)|perday|permonth|daily|monthly|weekly)\b",
+            r"PerDay",
+            r"PerMonth",
+            r"per_day",
+            r"(?-i:\b(?:RPD|TPD)\b)",
+            r"\blimit(?:_value)?: ?0\b",
+            r"quota_limit_value\W+value\W+0\b",
+            r"free[ _-]models[ _-]per[ _-]day",
+        ),
+    ),
+    rule(
+        K.RATE_LIMIT,
+        "openai/rate-limit-tpm",
+        message=any_of(
+            r"\b(?:requests|tokens|calls|queries|input tokens|output tokens)\s+per\s+(?:minute|"
+            r"min|second|sec)\b",
+            r"\bper[ _-](?:minute|second)\b[^.\n]{0,30}?\b(?:limit|quota|rate)",
+            r"(?-i:\b(?:RPM|TPM|RPS|ITPM|OTPM)\b)",
+            r"PerMinute",
+            r"per_minute",
+            r"PerSecond",
+            r"\btemporarily (?:limiting|throttl\w+|rate[ -]limit\w*)",
+        ),
+    ),
+    # Gemini CLI's own judgement of a 429 it saw whole (classifyGoogleError): it appends
+    # "Suggested retry after Ns." and retries when the delay is at most 300 s.
+    rule(
+        K.RATE_LIMIT,
+        "gemini-cli/suggested-retry-after-1s",
+        message=any_of(r"\bsuggested retry after (?:\d{1,2}|[12]\d\d|300)(?:\.\d+)?s\b"),
+    ),
+    # A rate limit that says come back in ten minutes or more is a window that retrying
+    # will not beat (Azure's "retry after 86400 seconds"). The converse does not hold: a
+    # spent daily quota may still say "retry in 27s" (Gemini's free tier does).
+    rule(
+        K.QUOTA,
+        "wild/openai/azure-429-token-rate-limit-retry-86400s",
+        message=any_of(
+            r"\brate[ _-]?limit\w*",
+            r"\btoo many requests\b",
+            r"\bthrottl\w+",
+        ),
+        min_retry=600,
+    ),
+    # --- context_exhausted: a prompt over the window, not a bad request -------------------------
+    rule(
+        K.CONTEXT_EXHAUSTED,
+        "text/prompt-is-too-long",
+        message=any_of(
+            r"\bcontext[ _-]?(?:length|window|size|limit)s?\b[^.\n]{0,60}?\b(?:exceed\w*|"
+            r"overflow\w*|too (?:long|large|small)|reached|full|is \d[\d,]* tokens)",
+            r"\b(?:exceed\w*|overflow\w*|larger than|longer than|greater than|more than|beyond|"
+            r"too (?:long|large) (?:for|to fit)|too long to fit)\b[^.\n]{0,50}?\bcontext\b",
+            r"\bmaximum context length\b",
+            r"\bcontext[_ ]length[_ ]exceeded",
+            r"\bcontext[ _-]?overflow",
+            r"\bcontext_window_exceeded\b",
+            r"\bcontext (?:is |was )?too (?:long|large)\b",
+            r"\b(?:prompt|input|conversation|messages?)(?: is| are| was)? too long\b",
+            r"\btoo many input tokens\b",
+            r"\btoken count\b[^.\n]{0,40}?\bexceeds?\b",
+            r"\bout of room\b[^.\n]{0,40}?\bcontext\b",
+            r"\bmaximum (?:prompt|input) length\b",
+            r"\breduce the length of the messages\b",
+            r"\bcontext limit\b",
+        ),
+    ),
+    # --- quota: credits, billing, budgets, plans ------------------------------------------------
+    rule(
+        K.QUOTA,
+        "text/credit-balance-too-low",
+        message=any_of(
+            r"\binsufficient[ _](?:quota|balance|credits?|funds)\b",
+            r"\bcredit balance\b",
+            r"\bcredits? (?:exhausted|depleted|ran out|(?:are|have been) (?:used up|exhausted|"
+            r"depleted))",
+            r"\b(?:out of|no remaining|insufficient|not enough|run out of|ran out of|add|add more|"
+            r"requires more) (?:\w+ )?credits?\b",
+            r"\bprepayment credits\b",
+            r"\bbilling\b",
+            r"\bpayment required\b",
+            r"\bspend(?:ing)? (?:limit|cap)\b",
+            r"\bbudget\b[^.\n]{0,30}?\b(?:exceed\w*|limit|cap|reached|spent)\b",
+            r"\bexceed\w* (?:your |the )?(?:\w+ )?budget\b",
+        ),
+    ),
+    rule(
+        K.QUOTA,
+        "wild/openai/codex-usage-limit-upgrade-pro",
+        message=any_of(
+            r"\bexceeded your (?:current )?quota\b",
+            r"\bquota[ _](?:exceeded|exhausted|reached|depleted|used up)\b",
+            r"\bexhausted (?:your|the|its) (?:\w+ ){0,2}(?:quota|capacity|credits|allowance|usage)"
+            r"\b",
+            r"\bquota will reset\b",
+            r"\bout of quota\b",
+            r"\binsufficient_quota\b",
+            r"\busage limits?\b",
+            r"\bhours? limit\b",
+            r"\bsession limit\b",
+            r"\bhit your (?:\w+ )?limit\b",
+            r"\bout of (?:extra )?usage\b",
+            r"\bextra[ -]usage\b",
+            r"\busage (?:exceeded|exhausted)\b",
+            r"\bplan(?:'s)? (?:limit|quota)s?\b",
+            r"\bupgrade (?:to|your) (?:\w+ )?(?:plan|plus|pro|max)\b",
+            r"/upgrade\b",
+            r"\blimit reached\b[^\n]{0,40}?\bresets?\b",
+            r"\bkey limit exceeded\b",
+            r"\bfree tier\b[^.\n]{0,40}?\b(?:limit|exceed\w*|exhaust\w*)",
+        ),
+    ),
+    # --- rate_limit: only now do the bare words decide ------------------------------------------
+    rule(
+        K.RATE_LIMIT,
+        "anthropic/rate-limit-account-subscription",
+        message=any_of(
+            r"\brate[ _-]?limit\w*",
+            r"\btoo many requests\b",
+            r"\bthrottl\w+",
+            r"\bslow down\b",
+            r"\brequest limit\b",
+            r"\bconcurren\w* (?:request )?limit",
+            r"\bresource (?:has been )?exhausted\b",
+        ),
+    ),
+    # --- bad_request that must not read as auth: a model that is not there, a size too big ------
+    rule(
+        K.BAD_REQUEST,
+        "openai/model-not-found",
+        message=any_of(
+            r"\b(?:unknown|invalid|unsupported|nonexistent) model\b",
+            r"\bmodel[_ ]not[_ ]found\b",
+            r"\bno such model\b",
+            r"\bnot a valid model\b",
+            r"\bmodel\b[^\n]{0,80}?\b(?:(?:does|may) not exist|not found|is not a valid|"
+            r"has been (?:deprecated|decommissioned|retired)|is (?:deprecated|decommissioned|"
+            r"retired))",
+            r"\bmax_(?:output_|completion_)?tokens\b[^.\n]{0,40}?(?:too large|must be|exceeds|"
+            r"greater than|is not supported| > )",
+            r"\b(?:size|length)\b[^.\n]{0,30}?\bexceeds? (?:the )?(?:api |maximum |max )?limit\b",
+            r"\b(?:string|value|field|name|description) (?:is )?too long\b",
+        ),
+    ),
+    # --- auth -----------------------------------------------------------------------------------
+    rule(
+        K.AUTH,
+        "openai/incorrect-api-key-message",
+        message=any_of(
+            r"\b(?:invalid|incorrect|missing|expired|revoked|bad|wrong|disabled|malformed)\b"
+            r"[^.\n]{0,12}?\b(?:api[ _-]keys?|apikeys?)\b",
+            r"\bno (?:api[ _-]keys?|apikeys?)\b",
+            r"\b(?:api[ _-]keys?|apikeys?)\b[^.\n]{0,20}?\b(?:not valid|invalid|expired|missing|"
+            r"required|not found|not provided|is not set|not set|revoked|disabled)\b",
+            r"\bAPI_KEY_(?:INVALID|EXPIRED)\b",
+            r"\bunauthori[sz]ed\b",
+            r"\bunauthenticated\b",
+            r"\bnot authenticated\b",
+            r"\bauthenticat\w*\b[^.\n]{0,20}?\b(?:failed|required|error|invalid)\b",
+            r"\bfailed to (?:authenticate|sign in|log ?in|refresh)\b",
+            r"\brequires? (?:\w+ ){0,2}authentication\b",
+            r"\bauth(?:entication)? method\b",
+            r"\b(?:invalid|expired|revoked|missing)\b[^.\n]{0,12}?\b(?:access |auth |oauth |"
+            r"bearer |refresh |session |security )?tokens?\b",
+            r"\btokens?\b[^.\n]{0,20}?\b(?:has expired|expired|(?:was |been )?revoked|is invalid|"
+            r"was already used|could not be refreshed)\b",
+            r"\bpermission[ _]denied\b",
+            r"\baccess denied\b",
+            r"\bforbidden\b",
+            r"\b(?:do|does) not have (?:permission|access)\b",
+            r"\bnot (?:authorized|permitted|allowed) to (?:access|use)\b",
+            r"\binsufficient permissions?\b",
+            r"\bplease (?:run /login|log ?in|sign in|re-?authenticate|authenticate)\b",
+            r"/login\b",
+            r"\bnot logged in\b",
+            r"\blog ?in (?:is )?required\b",
+            r"\b(?:sign|log) ?in again\b",
+            r"\bauthorization code\b",
+            r"\boauth\b[^.\n]{0,30}?\b(?:expired|revoked|invalid|failed|error)\b",
+            r"\b(?:country|region|territory|location)\b[^.\n]{0,20}?\bnot supported\b",
+            r"\binvalid[ _-]?(?:credentials|authentication)\b",
+            r"\bcredentials?\b[^.\n]{0,20}?\b(?:invalid|expired|missing|not found|"
+            r"could not be loaded)\b",
+            r"\b(?:disabled|suspended|deactivated) (?:organization|account)\b",
+            r"\b(?:organization|account) (?:has been |is )?(?:disabled|suspended|deactivated)\b",
+            r"\bhas disabled\b[^.\n]{0,40}?\baccess\b",
+        ),
+    ),
+    # --- max_tokens: the output or the turn limit, not a max_tokens parameter refused -----------
+    rule(
+        K.MAX_TOKENS,
+        "claude-code/output-token-maximum",
+        message=any_of(
+            r"\boutput token (?:maximum|limit)\b",
+            r"\b(?:max|maximum) (?:output )?tokens?\b[^.\n]{0,30}?\b(?:reached|hit)\b",
+            r"\b(?:reached|hit|exceeded) (?:the |its )?max(?:imum)?[ _](?:output[ _])?tokens\b",
+            r"\bfinish_?reason\W{1,4}(?:length|max_tokens)\b",
+            r"\bstop_?reason\W{1,4}max_tokens\b",
+            r"(?-i:\bMAX_TOKENS\b)",
+            r"\b(?:response|output|answer) (?:was )?(?:truncated|cut off)\b",
+            r"\btruncated due to\b",
+            r"\btoken limit\b[^.\n]{0,20}?\b(?:reached|hit)\b",
+            r"\bhit a token limit\b",
+            r"\boutput limit\b",
+            r"\b(?:max|maximum)[ _-](?:\w+ )?(?:turns?|iterations?|steps)\b[^.\n]{0,20}?"
+            r"\b(?:reached|exceeded|hit)\b",
+            r"\b(?:reached|hit|exceeded) (?:the )?max(?:imum)? (?:number of )?(?:\w+ )?(?:turns|"
+            r"iterations?|steps)\b",
+            r"\bmax_turn_requests\b",
+            r"\berror_max_turns\b",
+            r"\bturn limit\b",
+        ),
+    ),
+    # --- provider_unavailable: the provider says it cannot serve now ----------------------------
+    rule(
+        K.PROVIDER_UNAVAILABLE,
+        "text/overloaded",
+        message=any_of(
+            r"\boverload\w*",
+            r"\bservice (?:is )?(?:temporarily |currently )?unavailable\b",
+            r"\bserver (?:is )?(?:temporarily |currently )?(?:busy|overloaded|unavailable)\b",
+            r"\bhigh demand\b",
+            r"\bover capacity\b",
+            r"\bcapacity (?:exceeded|constraints?|issues?)\b",
+            r"\bexperiencing (?:high|heavy|unusually high) (?:load|traffic|demand)\b",
+            r"\bno (?:available|healthy) (?:upstream|endpoints?|providers?|backends?|deployments?)"
+            r"\b",
+            r"\bno endpoints found\b",
+            r"\bno allowed providers\b",
+            r"\bnot enough (?:available |system )?memory\b",
+            r"\brequires more (?:system )?memory\b",
+            r"\bfailed to load (?:the )?model\b",
+            r"\berror loading model\b",
+            r"\bunable to process (?:your|the) request\b",
+        ),
+    ),
+    # --- an agent that could not start (before "timed out": it may time out starting) -----------
+    rule(
+        K.HARNESS_EXITED,
+        "wild/opencode/routa-acp-failed-to-spawn-opencode",
+        message=any_of(
+            r"\b(?:failed to (?:start|spawn|launch)|startup failed|could not (?:start|spawn)|"
+            r"spawn failed)\b[^.\n]{0,60}?\b(?:process|agent|harness|cli|subprocess|child process|"
+            r"acp|app-server|stdio)\b",
+            r"\b(?:process|agent|harness|cli|subprocess|child process|acp|app-server|stdio)"
+            r"\b[^.\n]{0,40}?\b(?:failed to start|startup failed|spawn failed)\b",
+            r"\bfailed to spawn\b",
+        ),
+    ),
+    # --- node_offline: the machine or runtime an agent runs on went away ------------------------
+    rule(
+        K.NODE_OFFLINE,
+        "wild/agents/multica-daemon-offline-label",
+        message=any_of(
+            r"\b(?:runtime|node|worker|daemon|machine|runner|device|environment|workspace|sandbox|"
+            r"container|host agent|agents?|remote|desktop|gateway)"
+            r"\b[^.\n]{0,40}?\b(?:went offline|is offline|(?:went|gone|now|appears|is) offline|"
+            r"offline or (?:has )?disconnected|(?:has |is )?disconnected|lost connection|"
+            r"lost communication|stopped responding|not responding|not connected|"
+            r"did not reconnect|failed to reconnect|(?:is )?taking too long to connect|crashed|"
+            r"has exited|unreachable)\b",
+            r"\bheartbeats?\b[^.\n]{0,40}?\b(?:missed|lost|timed? ?out|stopped|not received|"
+            r"expired)\b",
+            r"\bno heartbeat\b",
+            r"\bdid not reconnect within\b",
+            r"\bgrace period\b[^.\n]{0,20}?\b(?:expired|elapsed)\b",
+            r"\blost communication\b",
+            r"\boffline\b",
+            r"离线",
+        ),
+    ),
+    # --- timeout --------------------------------------------------------------------------------
+    rule(
+        K.TIMEOUT,
+        "text/request-timed-out",
+        message=any_of(
+            r"\btimed?[ -]?out\b",
+            r"\btimeout\b",
+            r"\bdeadline[ _]exceeded\b",
+            r"\bETIMEDOUT\b",
+            r"\btook too long\b",
+            r"\btime limit\b[^.\n]{0,20}?\b(?:exceeded|reached)\b",
+            r"\bstalled\b",
+        ),
+    ),
+    # --- 5xx words (after "timed out": a 5xx that timed out is the timeout) ---------------------
+    rule(
+        K.PROVIDER_UNAVAILABLE,
+        "opencode/server-had-an-error",
+        message=any_of(
+            r"\binternal server error\b",
+            r"\bbad gateway\b",
+            r"\bserver[ _]error\b",
+            r"\bserver had an error\b",
+            r"\ban internal error (?:has )?occurred\b",
+            r"\bupstream\b[^.\n]{0,20}?\b(?:error|unavailable|connect)",
+            r"\bunavailable\b",
+        ),
+    ),
+    # --- a connection the server dropped is no cancellation -------------------------------------
+    rule(
+        K.PROVIDER_UNAVAILABLE,
+        "wild/lead/requests-connection-aborted-remote-disconnected",
+        message=any_of(
+            r"\bconnection (?:was )?aborted\b",
+            r"\bECONNABORTED\b",
+        ),
+    ),
+    # --- cancelled ------------------------------------------------------------------------------
+    rule(
+        K.CANCELLED,
+        "text/request-aborted",
+        message=any_of(
+            r"\b(?:cancell?ed|aborted|interrupted|stopped) by (?:the )?user\b",
+            r"\buser (?:cancell?ed|aborted|interrupted)\b",
+            r"\buser[ -]requested\b",
+            r"\bKeyboardInterrupt\b",
+            r"\bAbortError\b",
+            r"\bctrl-?c\b",
+            r"\bcancell?ed\b",
+            r"\babort(?:ed|ing)\b",
+            r"\binterrupted\b",
+            r"\bcancell?ation\b",
+        ),
+    ),
+    # --- harness_exited: the agent's own process ended ------------------------------------------
+    rule(
+        K.HARNESS_EXITED,
+        "wild/agents/multica-codex-process-exited-status-2",
+        message=any_of(
+            r"\bprocess\b[^.\n]{0,40}?\b(?:exited|terminated|crashed|died|quit|was killed|"
+            r"is not (?:available|running))\b",
+            r"\b(?:exited|terminated|shut down|closed|stopped) (?:unexpectedly|prematurely|"
+            r"abnormally)\b",
+            r"\bexit(?:ed)? \(?(?:with )?(?:exit )?(?:code|status)\b[: =]{0,2}-?\d+",
+            r"\bexited with\b",
+            r"\bcommand not found\b",
+            r"\bspawn\b[^\n]{0,80}?\bE[A-Z]{3,}\b",
+            r"\bserver exited\b",
+            r"\bEPIPE\b",
+            r"\bbroken pipe\b",
+            r"\bwrite after (?:end|destroy\w*)\b",
+            r"\bstream was destroyed\b",
+            r"ERR_STREAM_(?:DESTROYED|WRITE_AFTER_END)",
+            r"\bconnection to\b[^.\n]{0,60}?\b(?:was |has been )?lost\b",
+            r"\bclosed before (?:the )?(?:response|reply)\b",
+            r"\b(?:process|agent|harness|cli|subprocess|child process|acp|app-server|stdio)"
+            r"\b[^.\n]{0,30}?\b(?:connection|websocket|socket|pipe) (?:was )?closed\b",
+            r"\bsegmentation fault\b",
+            r"\bcore dumped\b",
+            r"(?-i:\b(?:SIGKILL|SIGSEGV|SIGABRT|SIGBUS)\b)",
+            r"\bheap out of memory\b",
+            r"\bOOMKilled\b",
+            r"\bpanicked at\b",
+            r"\b(?:process|agent|harness|cli|subprocess|child process|acp|app-server|stdio)"
+            r"\b[^.\n]{0,30}?\b(?:exited|crashed|died|terminated)\b",
+            r"\bwas killed\b",
+            r"^killed$",
+        ),
+    ),
+    # --- provider_unavailable: the provider could not be reached --------------------------------
+    rule(
+        K.PROVIDER_UNAVAILABLE,
+        "text/connection-error",
+        message=any_of(
+            r"\bECONNREFUSED\b",
+            r"\bconnection refused\b",
+            r"\bECONNRESET\b",
+            r"\bconnection reset\b",
+            r"\bsocket hang up\b",
+            r"\bENOTFOUND\b",
+            r"\bEAI_AGAIN\b",
+            r"\bgetaddrinfo\b",
+            r"\bname resolution\b",
+            r"\bfetch failed\b",
+            r"\bfailed to fetch\b",
+            r"\bconnection error\b",
+            r"\b(?:failed|unable) to connect\b",
+            r"\bcould not (?:connect|resolve|reach)\b",
+            r"\bcannot connect\b",
+            r"\bnetwork (?:error|is unreachable|request failed|connection lost)\b",
+            r"\bEHOSTUNREACH\b",
+            r"\bENETUNREACH\b",
+            r"\bmax retries exceeded with url\b",
+            r"\bconnection\b[^.\n]{0,20}?\b(?:closed|terminated|dropped|lost|failed)\b",
+            r"\b(?:closed|dropped) (?:the )?connection\b",
+            r"\bforcibly closed\b",
+            r"\bincomplete chunked read\b",
+            r"\bstream (?:disconnected|closed|ended|terminated) (?:before|unexpectedly|"
+            r"prematurely)",
+            r"\bdisconnected\b",
+            r"\bpremature close\b",
+            r"\berror sending request\b",
+            r"\bcertificate\b[^.\n]{0,30}?\b(?:verify|verification|expired|invalid|failed)\b",
+            r"\bsslerror\b",
+            r"\bssl[_ ]error\b",
+            r"\bhandshake (?:failed|failure)\b",
+            r"\bout of memory\b",
+        ),
+    ),
+    # --- bad_request: the request itself --------------------------------------------------------
+    rule(
+        K.BAD_REQUEST,
+        "opencode/invalid-value",
+        message=any_of(
+            r"\binvalid[ _](?:request|argument|parameter|params?|value|input|schema|json|format|"
+            r"type|content|body|role|message|tool)s?\b",
+            r"(?-i:\bINVALID_ARGUMENT\b)",
+            r"\bmalformed\b",
+            r"\bvalidation (?:error|failed|exception)\b",
+            r"\bunsupported (?:parameter|value|content|type|media|format|feature)s?\b",
+            r"\bunknown (?:parameter|field|argument|variant|name)s?\b",
+            r"\bunrecognized (?:request )?(?:argument|parameter|field)s?\b",
+            r"\bis not supported\b",
+            r"\bnot supported (?:by|for|with|in)\b",
+            r"\bmust be (?:a|an|one of|less|greater|at least|at most|non-empty|provided)\b",
+            r"\b(?:is|are) required\b",
+            r"\bunexpected (?:field|parameter|argument|value|role)\b",
+            r"\bbad request\b",
+            r"\bdoes not support\b",
+            r"\btool_use\b[^.\n]{0,80}?\btool_result\b",
+        ),
+    ),
+    # --- what is left of a process's end: a bare "exited", "terminated" -------------------------
+    rule(
+        K.HARNESS_EXITED,
+        "wild/opencode/goose-zsh-terminated-after-ctrl-c",
+        message=any_of(
+            r"\b(?:exited|terminated|crashed)\b",
+        ),
+    ),
+)
+
+# Exception class names (lower-cased) -> kind: the SDK's own judgement, made from the status,
+# used when neither a phrase nor a code decides; tried in this order (the specific classes
+# before the generic ones they are wrapped in). Each rule's example names one of its classes.
+EXCEPTIONS: tuple[Rule, ...] = (
+    rule(
+        K.RATE_LIMIT,
+        "wild/litellm/anythingllm-anthropic-sdk-429",
+        code=["ratelimiterror", "ratelimitexception", "throttlingexception", "toomanyrequests"],
+    ),
+    rule(
+        K.QUOTA,
+        "bedrock/service-quota-exceeded",
+        code=["servicequotaexceededexception", "budgetexceedederror", "insufficientquotaerror"],
+    ),
+    rule(
+        K.AUTH,
+        "wild/litellm/botocore-accessdenied-model-id",
+        code=[
+            "authenticationerror",
+            "permissiondeniederror",
+            "unauthorizederror",
+            "unauthenticatederror",
+            "accessdeniedexception",
+            "unrecognizedclientexception",
+            "expiredtokenexception",
+            "invalidsignatureexception",
+            "loadapikeyerror",
+            "forbiddenerror",
+        ],
+    ),
+    rule(
+        K.CONTEXT_EXHAUSTED,
+        "wild/litellm/devon-anthropic-prompt-too-long",
+        code=["contextwindowexceedederror", "contextoverflowerror", "contextlengthexceedederror"],
+    ),
+    rule(
+        K.REFUSAL,
+        "wild/openai/litellm-azure-content-policy-400",
+        code=["contentpolicyviolationerror", "contentfilterfinishreasonerror"],
+    ),
+    rule(
+        K.MAX_TOKENS, "wild/openai/python-lengthfinishreason-bare", code=["lengthfinishreasonerror"]
+    ),
+    rule(
+        K.PROVIDER_UNAVAILABLE,
+        "wild/claude/ts-sdk-internal-server-error-529-stack",
+        code=[
+            "connecttimeout",
+            "connecttimeouterror",
+            "apiconnectionerror",
+            "connectionerror",
+            "connecterror",
+            "clientconnectorerror",
+            "serverdisconnectederror",
+            "remoteprotocolerror",
+            "serviceunavailableerror",
+            "serviceunavailable",
+            "internalservererror",
+            "servererror",
+            "overloadederror",
+            "internalserverexception",
+            "serviceunavailableexception",
+            "modelerrorexception",
+            "modelnotreadyexception",
+        ],
+    ),
+    rule(
+        K.TIMEOUT,
+        "wild/litellm/proxy-apitimeouterror-408-json",
+        code=[
+            "apitimeouterror",
+            "timeouterror",
+            "timeout",
+            "readtimeout",
+            "readtimeouterror",
+            "deadlineexceeded",
+            "timeoutexception",
+            "modeltimeoutexception",
+            "sockettimeout",
+        ],
+    ),
+    rule(
+        K.BAD_REQUEST,
+        "bedrock/validation-model-identifier",
+        code=[
+            "badrequesterror",
+            "notfounderror",
+            "unprocessableentityerror",
+            "invalidargument",
+            "invalidargumenterror",
+            "validationexception",
+            "invalidrequesterror",
+            "resourcenotfoundexception",
+            "nosuchmodelerror",
+            "providermodelnotfounderror",
+            "modelnotfounderror",
+            "typevalidationerror",
+            "invalidprompterror",
+        ],
+    ),
+    rule(
+        K.CANCELLED,
+        "wild/google/cli-aborterror-user-aborted",
+        code=["aborterror", "apiuseraborterror", "cancellederror", "cancelederror"],
+    ),
+    rule(
+        K.NODE_OFFLINE,
+        "wild/litellm/openhands-runtime-container-exited",
+        code=["agentruntimedisconnectederror", "agentruntimeunavailableerror"],
+    ),
+)

@@ -1,0 +1,343 @@
+"""The extraction layer: whatever wraps a failure, the same evidence comes out.
+
+Failure text reaches a hub in many wrappings: an SDK prefix ("Error: 400 {...}",
+"openai.BadRequestError: Error code: 400 - {'error': ...}"), a harness's
+decoration ("[API Error: ...]", "ACP protocol error: Internal error: ..."), a
+Python dict repr instead of JSON, a body inside a sentence, JSON inside a JSON
+string, a stack trace. `extract(text)` looks through all of it and returns:
+
+  values      every embedded JSON value and Python literal (balanced brackets;
+              JSON first, then a safe literal parse), JSON inside strings unwrapped
+  codes       every `code`, `type`, `status`, `reason`, ... string found at any depth
+              (and, from `names_in`, the gRPC status names written in the words)
+  status      the HTTP status a body states, else one the words state
+              ("Error code: 400", "status 429", "HTTP 503", "429 Too Many Requests")
+  names_in    exception class names (RateLimitError, ThrottlingException, ...)
+  sentence    the provider's own sentence: the innermost message of a body, else the
+              text without its known prefixes; "" when nothing better than the text
+  haystack    where cause phrases are searched: the text with URLs reduced to their
+              host and stack-trace frames dropped
+
+Pure and bounded: a megabyte of hostile text costs milliseconds, never an
+exception. Only the first 32 KiB and the last 8 KiB of a longer text are read
+(a failure says what it is near its start or its end); the card keeps it all.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from dataclasses import dataclass
+
+__all__ = ["Evidence", "extract", "find_values", "names_in", "window"]
+
+HEAD = 32768
+TAIL = 8192
+_MAX_VALUES = 8  # embedded values kept per text
+_MAX_TRIES = 24  # opening brackets tried per text
+_MAX_SCAN = 65536  # characters the literal scanner may visit per text, all tries together
+_MAX_LITERAL = 16384  # the longest Python literal handed to ast.literal_eval
+_MAX_DEPTH = 64  # bracket depth a literal may have
+_MAX_NODES = 400  # nodes visited when collecting fields
+_UNWRAP_DEPTH = 3  # JSON inside JSON strings, this many levels
+
+_DECODER = json.JSONDecoder()
+_OPEN = re.compile(r"[{\[]")
+_TOKENS = re.compile(r"""[{}\[\]()"'\\]""")
+_CLOSERS = {"}": "{", "]": "[", ")": "("}
+
+
+def window(text: str) -> str:
+    """The part of a text that is read: all of it, or its head and its tail."""
+    if len(text) <= HEAD + TAIL:
+        return text
+    return text[:HEAD] + "\n" + text[-TAIL:]
+
+
+def _literal_end(text: str, start: int, budget: list[int]) -> int | None:
+    """The end of the bracketed Python literal opening at `start`, quote-aware, or None."""
+    stack: list[str] = []
+    quote: str | None = None
+    escaped_at = -1
+    for m in _TOKENS.finditer(text, start, min(len(text), start + _MAX_LITERAL)):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        ch, at = m.group(), m.start()
+        if quote is not None:
+            if ch == "\\" and at != escaped_at:
+                escaped_at = at + 1  # the next character is escaped
+            elif ch == quote and at != escaped_at:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "{[(":
+            stack.append(ch)
+            if len(stack) > _MAX_DEPTH:
+                return None
+        elif ch in _CLOSERS:
+            if not stack or stack.pop() != _CLOSERS[ch]:
+                return None
+            if not stack:
+                return at + 1
+    return None
+
+
+_MISSING = object()
+
+
+def _literal(source: str) -> object:
+    try:
+        return ast.literal_eval(source)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return _MISSING
+
+
+def find_values(text: str) -> list[object]:
+    """Every JSON value or Python literal (a dict or a list) embedded in the text, in order."""
+    return [v for v, _ in _find(text)]
+
+
+def _find(text: str) -> list[tuple[object, int]]:
+    """The embedded values and where each starts."""
+    found: list[tuple[object, int]] = []
+    budget = [_MAX_SCAN]
+    pos = 0
+    for _ in range(_MAX_TRIES):
+        m = _OPEN.search(text, pos)
+        if m is None or len(found) >= _MAX_VALUES:
+            break
+        start = m.start()
+        value: object = _MISSING
+        end = start + 1
+        try:
+            value, end = _DECODER.raw_decode(text, start)
+        except (ValueError, RecursionError):
+            stop = _literal_end(text, start, budget)
+            if stop is not None:
+                value, end = _literal(text[start:stop]), stop
+        if isinstance(value, dict | list) and value:
+            found.append((value, start))
+            pos = end
+        else:
+            pos = start + 1
+    return found
+
+
+# --- fields at any depth ---------------------------------------------------------------------
+
+# Keys whose string value names the failure (a code, a type, a reason, a status text).
+_CODE_KEYS = frozenset(
+    {
+        "code",
+        "type",
+        "status",
+        "reason",
+        "error_code",
+        "errorcode",
+        "error_type",
+        "errortype",
+        "__type",
+        "errorname",
+        "name",
+        "finish_reason",
+        "finishreason",
+        "stop_reason",
+        "stopreason",
+        "blockreason",
+        "codex_error_info",
+    }
+)
+_STATUS_KEYS = frozenset({"status", "status_code", "statuscode", "http_status", "code"})
+_MESSAGE_KEYS = ("message", "error", "msg", "detail", "error_message", "errormessage")
+_CODE_VALUE = re.compile(r"^[A-Za-z][\w.:#-]{1,80}$")
+
+
+@dataclass(slots=True)
+class _Fields:
+    codes: list[str]
+    statuses: list[int]
+    messages: list[str]
+    nodes: int = 0
+
+
+def _collect(value: object, out: _Fields, depth: int) -> None:
+    out.nodes += 1
+    if out.nodes > _MAX_NODES or depth > 12:
+        return
+    if isinstance(value, dict):
+        for k, v in value.items():
+            key = str(k).lower()
+            if isinstance(v, str):
+                if key in _CODE_KEYS and _CODE_VALUE.match(v):
+                    out.codes.append(v.lower())
+                elif key in _MESSAGE_KEYS and v.strip():
+                    out.messages.append(v)
+                if "{" in v and depth < _UNWRAP_DEPTH + 4:
+                    for inner in find_values(v):
+                        _collect(inner, out, depth + 1)
+            elif isinstance(v, int) and not isinstance(v, bool):
+                if key in _STATUS_KEYS and 100 <= v <= 599:
+                    out.statuses.append(v)
+            elif isinstance(v, dict) and key == "codex_error_info" and len(v) == 1:
+                out.codes.append(str(next(iter(v))).lower())
+                _collect(v, out, depth + 1)
+            else:
+                _collect(v, out, depth + 1)
+    elif isinstance(value, list):
+        for v in value[:32]:
+            _collect(v, out, depth + 1)
+
+
+# --- words ------------------------------------------------------------------------------------
+
+_REASONS = (
+    "Bad Request|Unauthorized|Payment Required|Forbidden|Not Found|Method Not Allowed|"
+    "Request Timeout|Conflict|Payload Too Large|Request Entity Too Large|"
+    "Unprocessable Entity|Unprocessable Content|Too Many Requests|Internal Server Error|"
+    "Bad Gateway|Service Unavailable|Gateway Timeout|Overloaded|Client Closed Request"
+)
+# The HTTP status stated in words, most explicit forms first.
+_STATUS_WORDS: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"\b(?:error code|status code|status_code|statuscode|http status|http code|"
+        r"last status|status)\b\W{0,3}([1-5]\d\d)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(r"\bHTTP(?:/\d(?:\.\d)?)?[ :]\s?([1-5]\d\d)\b", re.IGNORECASE),
+    re.compile(rf"\b([1-5]\d\d)[ :-]{{1,3}}(?:{_REASONS})\b", re.IGNORECASE),
+    # "Error: 400 {...}", "API Error: 529 Overloaded", "ClientError: 400 INVALID_ARGUMENT",
+    # "API Error (529 {...})", "unexpected status 401"
+    re.compile(
+        r"(?:\b(?:error|exception|failed|failure|unexpected status)\W{0,3}|\(|\[)"
+        r"([1-5]\d\d)(?= [{\[A-Z]|[.:,)\]]|$)",
+        re.IGNORECASE,
+    ),
+    # a status at the very start: "429 {...}", "503 UNAVAILABLE. {...}"
+    re.compile(r"^\W{0,4}([1-5]\d\d)(?= [{\[A-Z(]|:|$)"),
+)
+# gRPC status names, as words in a text (case matters: "INTERNAL", not "internal").
+_GRPC = frozenset(
+    {
+        "RESOURCE_EXHAUSTED",
+        "DEADLINE_EXCEEDED",
+        "UNAVAILABLE",
+        "INVALID_ARGUMENT",
+        "PERMISSION_DENIED",
+        "UNAUTHENTICATED",
+        "NOT_FOUND",
+        "FAILED_PRECONDITION",
+        "INTERNAL",
+        "CANCELLED",
+        "OUT_OF_RANGE",
+    }
+)
+# Exception class names, qualified or not (botocore...ThrottlingException is its last
+# word): a capitalised word ending so.
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_EXCEPTION_ENDS = (
+    "Error",
+    "Exception",
+    "Exceeded",
+    "Timeout",
+    "Interrupt",
+    "Cancelled",
+    "Canceled",
+    "Unavailable",
+    "Aborted",
+)
+_NUMBER = re.compile(r"(?<!\d)[1-5]\d\d(?!\d)")
+_URL = re.compile(r"\b(?:https?|wss?)://([^\s/\"'<>)\]]+)[^\s\"'<>)\]]*", re.IGNORECASE)
+_FRAME = re.compile(r"^[ \t]+(?:at [^\n]*|File \"[^\n]*)$\n?", re.MULTILINE)
+
+# Prefixes a harness, an SDK or a hub puts in front of the provider's words, stripped one
+# after another from the start (the card keeps the sentence, the raw keeps everything).
+_PREFIX = re.compile(
+    # the marks harnesses print before an error line (box corner, crosses, warning, dots)
+    "^(?:[\\s\u23bf\u2715\u2717\u2718\u00d7\u274c\u26a0\ufe0f\u23fa\u25cf\u2022>*-]+"
+    r"|(?:ACP protocol error|Internal error|Invalid params|Invalid request)\s*:\s*"
+    r"|(?:[A-Za-z_]\w*\.){0,6}[A-Z]\w*(?:Error|Exception)(?: \[\w+\])?\s*:\s*(?!$)"
+    r"|(?:[a-z_]\w*\.){1,6}[A-Z]\w*\s*:\s*(?!$)"
+    r"|(?:API Error|Error|ERROR|error|Fatal error|FATAL)(?: \(\S+\))?\s*:\s*"
+    r"|Error code: [1-5]\d\d - "
+    r"|[A-Z]\w*Exception - )"
+)
+_BRACKETED = re.compile(r"^\[API Error: (.*?)(?: \(Status: [A-Z_]+\))?\]", re.DOTALL)
+
+
+def _strip_prefixes(text: str) -> str:
+    s = text.strip()
+    m = _BRACKETED.match(s)
+    if m is not None:
+        s = m.group(1).strip()
+    for _ in range(8):
+        m = _PREFIX.match(s)
+        if m is None or not m.end():
+            break
+        s = s[m.end() :]
+    return s
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    values: tuple[object, ...]
+    codes: tuple[str, ...]  # the codes, types, reasons of the embedded values
+    status: int | None
+    messages: tuple[str, ...]  # every message-like string of the embedded values, in order
+    sentence: str  # the text without the prefixes a harness, an SDK or a hub puts first
+    haystack: str
+
+
+def names_in(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The gRPC status names and the exception class names a text writes, lower-cased.
+
+    Read only when the tiers get that far (engine.Case), since most failures are decided
+    by a phrase or a code first.
+    """
+    names = _IDENTIFIER.findall(text)
+    grpc = tuple(dict.fromkeys(n.lower() for n in names if n in _GRPC))
+    exceptions = tuple(
+        dict.fromkeys(n.lower() for n in names if n[0].isupper() and n.endswith(_EXCEPTION_ENDS))
+    )
+    return grpc, exceptions
+
+
+def _status_in_words(text: str) -> int | None:
+    if _NUMBER.search(text) is None:
+        return None
+    for p in _STATUS_WORDS:
+        m = p.search(text)
+        if m is not None:
+            return int(m.group(1))
+    return None
+
+
+def extract(text: str) -> Evidence:
+    """Everything a failure's text says about its cause, whatever wraps it."""
+    seen = window(text)
+    spans = _find(seen) if "{" in seen or "[" in seen else []
+    values = [v for v, _ in spans]
+    fields = _Fields([], [], [])
+    for v in values:
+        _collect(v, fields, 0)
+    # The words before the first body (and its opening bracket, which some status forms
+    # look at): a status written inside a body's JSON is read from the body's fields.
+    words = seen[: spans[0][1] + 1] if spans else seen
+    status = _status_in_words(words)
+    if status is None and fields.statuses:
+        status = fields.statuses[0]
+    haystack = seen
+    if "\n" in haystack and ("at " in haystack or 'File "' in haystack):
+        haystack = _FRAME.sub("", haystack)
+    if "://" in haystack:
+        haystack = _URL.sub(lambda m: " " + m.group(1) + " ", haystack)
+    return Evidence(
+        values=tuple(values),
+        codes=tuple(dict.fromkeys(fields.codes)),
+        status=status,
+        messages=tuple(fields.messages),
+        sentence=_strip_prefixes(seen),
+        haystack=haystack,
+    )
