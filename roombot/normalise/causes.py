@@ -30,7 +30,7 @@ from __future__ import annotations
 from cards import Kind
 from roombot.normalise.rules import Rule, rule
 
-__all__ = ["CAUSES", "EXCEPTIONS"]
+__all__ = ["CAUSES", "EXCEPTIONS", "WEAK"]
 
 K = Kind
 
@@ -53,8 +53,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\bsafety (?:system|filters?|settings|polic(?:y|ies)|reasons?|block\w*|concerns?|"
             r"guidelines|checks?)\b",
             r"\bblocked\b[^.\n]{0,40}?\b(?:safety|content|polic(?:y|ies)|moderation|guardrails?)\b",
-            r"\b(?:prompt|request|response|input|output|message|content|candidate)s? (?:was |"
-            r"were |has been |is )?blocked\b",
+            # a prompt or an answer blocked (a request "blocked" may be a proxy's or a WAF's)
+            r"\b(?:prompt|response|output|content|candidate)s? (?:was |were |has been |is )?"
+            r"blocked\b",
             r"\bblock_?reason\b",
             r"\b(?:flagged|moderated) (?:by|as|for)\b",
             r"\bmoderation\b",
@@ -66,6 +67,13 @@ CAUSES: tuple[Rule, ...] = (
             r"\bstop_?reason\W{1,4}refusal\b",
             r"\brefusal\b",
             r"\bdeclined to (?:respond|answer)\b",
+            r"\binappropriate content\b",
+            r"\bcontent exists risk\b",
+            r"\bsafety classifier\b",
+            r"\bmatched public code\b",
+            "\u654f\u611f\u5185\u5bb9",  # "sensitive content"
+            r"\bdata[ _]?inspection[ _]?failed\b",
+            "\u8d1f\u8d23\u4efb AI",  # "responsible AI" (a filter's name, in Chinese)
         ),
     ),
     # --- windows: a day, a month, a plan is quota; a minute or a second is rate_limit -----------
@@ -74,8 +82,8 @@ CAUSES: tuple[Rule, ...] = (
         "groq/tokens-per-day",
         message=any_of(
             r"\b(?:per[ _-](?:day|month|week)|perday|permonth|daily|monthly|weekly)\b[^.\n]{0,40}?"
-            r"\b(?:limit|quota|cap|allowance|usage|requests|tokens)",
-            r"\b(?:limit|quota|cap|allowance|usage|requests|tokens)\b[^.\n]{0,40}?"
+            r"\b(?:limit|quota|cap|allowance|allocation|usage|requests|tokens|credits)",
+            r"\b(?:limit|quota|cap|allowance|allocation|usage|requests|tokens|credits)\b[^.\n]{0,40}?"
             r"\b(?:per[ _-](?:day|month|week)|perday|permonth|daily|monthly|weekly)\b",
             r"PerDay",
             r"PerMonth",
@@ -140,6 +148,10 @@ CAUSES: tuple[Rule, ...] = (
             r"\bout of room\b[^.\n]{0,40}?\bcontext\b",
             r"\bmaximum (?:prompt|input) length\b",
             r"\breduce the length of the messages\b",
+            r"\bmust (?:have|be) (?:less|fewer) than [\d,]+ (?:input )?tokens\b",
+            r"\bavailable context (?:size|window)\b",
+            r"\b(?:input|prompt)\b[^.\n]{0,40}?\bexceeds? (?:the )?(?:maximum|max|limit)\b",
+            r"\binput length\b[^\n]{0,40}?\b(?:should be|must be|exceed\w*|range|limit)\b",
             r"\bcontext limit\b",
         ),
     ),
@@ -155,6 +167,16 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:out of|no remaining|insufficient|not enough|run out of|ran out of|add|add more|"
             r"requires more) (?:\w+ )?credits?\b",
             r"\bprepayment credits\b",
+            r"\bbalance (?:is )?(?:insufficient|too low|not enough|exhausted|negative)\b",
+            r"\btop[ -]?up\b",
+            r"\brecharge\b",
+            r"\bgood standing\b",
+            r"\b(?:buy|purchase|add) (?:more )?(?:credits|funds)\b",
+            r"\barrear\w*",
+            # insufficient balance, in arrears, recharge (Chinese providers' own words)
+            "\u4f59\u989d\u4e0d\u8db3",
+            "\u6b20\u8d39",
+            "\u5145\u503c",
             r"\bbilling\b",
             r"\bpayment required\b",
             r"\bspend(?:ing)? (?:limit|cap)\b",
@@ -166,17 +188,23 @@ CAUSES: tuple[Rule, ...] = (
         K.QUOTA,
         "wild/openai/codex-usage-limit-upgrade-pro",
         message=any_of(
-            r"\bexceeded your (?:current )?quota\b",
+            r"\bexceed\w* (?:your|the|its|their) (?:\w+ ){0,2}quota\b",
+            r"\b(?:used up|exhausted) (?:your|the|its|their) (?:\w+ ){0,3}(?:allocation|quota|"
+            r"credits|allowance)\b",
+            r"\bnot enough (?:\w+ )?(?:quota|credits?|balance|funds)\b",
+            r"\bquota limit (?:exceeded|reached|hit)\b",
+            r"\bsubscription\b[^.\n]{0,30}?\b(?:expired|inactive|ended|required|limit)\b",
+            r"\btrial (?:has )?(?:expired|ended)\b",
             r"\bquota[ _](?:exceeded|exhausted|reached|depleted|used up)\b",
-            r"\bexhausted (?:your|the|its) (?:\w+ ){0,2}(?:quota|capacity|credits|allowance|usage)"
-            r"\b",
+            r"\bexhausted (?:your|the|its|their) (?:\w+ ){0,2}"
+            r"(?:quota|capacity|credits|allowance|usage)\b",
             r"\bquota will reset\b",
             r"\bout of quota\b",
             r"\binsufficient_quota\b",
             r"\busage limits?\b",
             r"\bhours? limit\b",
             r"\bsession limit\b",
-            r"\bhit your (?:\w+ )?limit\b",
+            r"\b(?:hit|reached) your (?!rate)(?:\w+ )?limits?\b",
             r"\bout of (?:extra )?usage\b",
             r"\bextra[ -]usage\b",
             r"\busage (?:exceeded|exhausted)\b",
@@ -197,6 +225,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\btoo many requests\b",
             r"\bthrottl\w+",
             r"\bslow down\b",
+            r"\bwait before (?:trying|retrying)\b",
+            r"\btoo many (?:concurrent |parallel |simultaneous )?(?:requests|connections|calls)\b",
             r"\brequest limit\b",
             r"\bconcurren\w* (?:request )?limit",
             r"\bresource (?:has been )?exhausted\b",
@@ -210,13 +240,15 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:unknown|invalid|unsupported|nonexistent) model\b",
             r"\bmodel[_ ]not[_ ]found\b",
             r"\bno such model\b",
+            r"\bno endpoints found that support\b",
             r"\bnot a valid model\b",
             r"\bmodel\b[^\n]{0,80}?\b(?:(?:does|may) not exist|not found|is not a valid|"
+            r"is not supported (?:when|with|by|for|in)|"
             r"has been (?:deprecated|decommissioned|retired)|is (?:deprecated|decommissioned|"
             r"retired))",
-            r"\bmax_(?:output_|completion_)?tokens\b[^.\n]{0,40}?(?:too large|must be|exceeds|"
-            r"greater than|is not supported| > )",
-            r"\b(?:size|length)\b[^.\n]{0,30}?\bexceeds? (?:the )?(?:api |maximum |max )?limit\b",
+            r"\bmax_(?:output_|completion_)?tokens\b[^.\n]{0,40}?(?:too large|must be|"
+            r"should be|exceeds|greater than|is not supported| > )",
+            r"\b(?:size|length)\b[^\n]{0,30}?\bexceeds? (?:the )?(?:api |maximum |max )?limit\b",
             r"\b(?:string|value|field|name|description) (?:is )?too long\b",
         ),
     ),
@@ -243,7 +275,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\btokens?\b[^.\n]{0,20}?\b(?:has expired|expired|(?:was |been )?revoked|is invalid|"
             r"was already used|could not be refreshed)\b",
             r"\bpermission[ _]denied\b",
-            r"\baccess denied\b",
+            r"\baccess (?:is )?denied\b",
             r"\bforbidden\b",
             r"\b(?:do|does) not have (?:permission|access)\b",
             r"\bnot (?:authorized|permitted|allowed) to (?:access|use)\b",
@@ -262,6 +294,12 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:disabled|suspended|deactivated) (?:organization|account)\b",
             r"\b(?:organization|account) (?:has been |is )?(?:disabled|suspended|deactivated)\b",
             r"\bhas disabled\b[^.\n]{0,40}?\baccess\b",
+            r"\baccess (?:has been |was )?(?:terminated|revoked|suspended)\b",
+            r"\bbearer\b[^.\n]{0,20}?\b(?:missing|invalid|required|expired)\b",
+            r"\bsignature\b[^.\n]{0,40}?\b(?:does not match|invalid|expired)\b",
+            r"\binvalid[ _-]?(?:authorization|auth)\b",
+            r"\b(?:organization|account) must be verified\b",
+            r"\bdid not find\b[^.\n]{0,30}?api[ _]?key",
         ),
     ),
     # --- max_tokens: the output or the turn limit, not a max_tokens parameter refused -----------
@@ -286,30 +324,11 @@ CAUSES: tuple[Rule, ...] = (
             r"iterations?|steps)\b",
             r"\bmax_turn_requests\b",
             r"\berror_max_turns\b",
+            r"\b(?:max|maximum) (?:iterations|steps|turns)\b",
+            r"\b(?:hit|reached) the (?:\w+ )?length limit\b",
             r"\bturn limit\b",
-        ),
-    ),
-    # --- provider_unavailable: the provider says it cannot serve now ----------------------------
-    rule(
-        K.PROVIDER_UNAVAILABLE,
-        "text/overloaded",
-        message=any_of(
-            r"\boverload\w*",
-            r"\bservice (?:is )?(?:temporarily |currently )?unavailable\b",
-            r"\bserver (?:is )?(?:temporarily |currently )?(?:busy|overloaded|unavailable)\b",
-            r"\bhigh demand\b",
-            r"\bover capacity\b",
-            r"\bcapacity (?:exceeded|constraints?|issues?)\b",
-            r"\bexperiencing (?:high|heavy|unusually high) (?:load|traffic|demand)\b",
-            r"\bno (?:available|healthy) (?:upstream|endpoints?|providers?|backends?|deployments?)"
-            r"\b",
-            r"\bno endpoints found\b",
-            r"\bno allowed providers\b",
-            r"\bnot enough (?:available |system )?memory\b",
-            r"\brequires more (?:system )?memory\b",
-            r"\bfailed to load (?:the )?model\b",
-            r"\berror loading model\b",
-            r"\bunable to process (?:your|the) request\b",
+            r"\brecursion limit\b[^.\n]{0,20}?\breached\b",
+            r"\blength limit (?:was |is |has been )?reached\b",
         ),
     ),
     # --- an agent that could not start (before "timed out": it may time out starting) -----------
@@ -331,8 +350,8 @@ CAUSES: tuple[Rule, ...] = (
         "wild/agents/multica-daemon-offline-label",
         message=any_of(
             r"\b(?:runtime|node|worker|daemon|machine|runner|device|environment|workspace|sandbox|"
-            r"container|host agent|agents?|remote|desktop|gateway)"
-            r"\b[^.\n]{0,40}?\b(?:went offline|is offline|(?:went|gone|now|appears|is) offline|"
+            r"container|host agent|agents?|remote|desktop|gateway|hub)"
+            r"\b[^.\n]{0,80}?\b(?:went offline|is offline|(?:went|gone|now|appears|is) offline|"
             r"offline or (?:has )?disconnected|(?:has |is )?disconnected|lost connection|"
             r"lost communication|stopped responding|not responding|not connected|"
             r"did not reconnect|failed to reconnect|(?:is )?taking too long to connect|crashed|"
@@ -343,8 +362,12 @@ CAUSES: tuple[Rule, ...] = (
             r"\bdid not reconnect within\b",
             r"\bgrace period\b[^.\n]{0,20}?\b(?:expired|elapsed)\b",
             r"\blost communication\b",
+            r"\b(?:sandbox|runtime|container|environment|workspace)\b[^.\n]{0,60}?\b(?:was |is )?"
+            r"not found\b",
+            r"\b(?:failed to|could not|cannot|unable to) connect to\b[^.\n]{0,40}?\b(?:desktop|"
+            r"gateway|daemon|runtime|node|worker|runner|host agent)\b",
             r"\boffline\b",
-            r"离线",
+            "\u79bb\u7ebf",  # offline
         ),
     ),
     # --- timeout --------------------------------------------------------------------------------
@@ -352,13 +375,42 @@ CAUSES: tuple[Rule, ...] = (
         K.TIMEOUT,
         "text/request-timed-out",
         message=any_of(
-            r"\btimed?[ -]?out\b",
-            r"\btimeout\b",
+            r"\btimed?[ -]?out\b(?!\s*[=:]\s*\d)",
+            r"\btimeout\b(?!\s*[=:]\s*\d)",
             r"\bdeadline[ _]exceeded\b",
             r"\bETIMEDOUT\b",
             r"\btook too long\b",
             r"\btime limit\b[^.\n]{0,20}?\b(?:exceeded|reached)\b",
             r"\bstalled\b",
+            r"\bdid not respond (?:in time|within)\b",
+            r"\bno response (?:was )?(?:received )?within\b",
+        ),
+    ),
+    # --- provider_unavailable: the provider says it cannot serve now (after "timed out": a timeout
+    # that guesses at an overload is the timeout) ---------------------------------------------
+    rule(
+        K.PROVIDER_UNAVAILABLE,
+        "text/overloaded",
+        message=any_of(
+            r"\boverload\w*",
+            r"\bservice (?:is )?(?:temporarily |currently )?unavailable\b",
+            r"\bserver (?:is )?(?:temporarily |currently )?(?:busy|overloaded|unavailable)\b",
+            r"\btoo busy\b",
+            r"\b(?:under|down for|scheduled) maintenance\b",
+            r"\bmodel\b[^\n]{0,60}?\bis (?:currently )?loading\b",
+            "\u8bbf\u95ee\u91cf\u8fc7\u5927",  # "too much traffic"
+            r"\bhigh demand\b",
+            r"\bover capacity\b",
+            r"\bcapacity (?:exceeded|constraints?|issues?)\b",
+            r"\bexperiencing (?:high|heavy|unusually high) (?:load|traffic|demand)\b",
+            r"\bno (?:available|healthy) (?:upstream|endpoints?|providers?|backends?|deployments?)"
+            r"\b",
+            r"\bno allowed providers\b",
+            r"\b(?:not|n't) (?:have )?enough (?:available |system |free )?memory\b",
+            r"\brequires more (?:system )?memory\b",
+            r"\bfailed to load (?:the )?model\b",
+            r"\berror loading model\b",
+            r"\bunable to process (?:your|the) request\b",
         ),
     ),
     # --- 5xx words (after "timed out": a 5xx that timed out is the timeout) ---------------------
@@ -370,7 +422,6 @@ CAUSES: tuple[Rule, ...] = (
             r"\bbad gateway\b",
             r"\bserver[ _]error\b",
             r"\bserver had an error\b",
-            r"\ban internal error (?:has )?occurred\b",
             r"\bupstream\b[^.\n]{0,20}?\b(?:error|unavailable|connect)",
             r"\bunavailable\b",
         ),
@@ -394,6 +445,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\buser[ -]requested\b",
             r"\bKeyboardInterrupt\b",
             r"\bAbortError\b",
+            r"\babort requested\b",
             r"\bctrl-?c\b",
             r"\bcancell?ed\b",
             r"\babort(?:ed|ing)\b",
@@ -421,15 +473,20 @@ CAUSES: tuple[Rule, ...] = (
             r"\bstream was destroyed\b",
             r"ERR_STREAM_(?:DESTROYED|WRITE_AFTER_END)",
             r"\bconnection to\b[^.\n]{0,60}?\b(?:was |has been )?lost\b",
-            r"\bclosed before (?:the )?(?:response|reply)\b",
+            r"\b(?:query|session|process|agent|pipe|channel) closed before (?:the )?"
+            r"(?:response|reply)\b",
             r"\b(?:process|agent|harness|cli|subprocess|child process|acp|app-server|stdio)"
             r"\b[^.\n]{0,30}?\b(?:connection|websocket|socket|pipe) (?:was )?closed\b",
             r"\bsegmentation fault\b",
             r"\bcore dumped\b",
-            r"(?-i:\b(?:SIGKILL|SIGSEGV|SIGABRT|SIGBUS)\b)",
+            r"(?-i:\b(?:SIGKILL|SIGSEGV|SIGABRT|SIGBUS|SIGTERM)\b)",
             r"\bheap out of memory\b",
             r"\bOOMKilled\b",
             r"\bpanicked at\b",
+            r"\bpanic: ",
+            r"\bun(?:handled|caught) (?:promise )?(?:exception|rejection)\b",
+            r"\b(?:binary|executable)\b[^.\n]{0,20}?\bnot found\b",
+            r"\bno such file or directory\b",
             r"\b(?:process|agent|harness|cli|subprocess|child process|acp|app-server|stdio)"
             r"\b[^.\n]{0,30}?\b(?:exited|crashed|died|terminated)\b",
             r"\bwas killed\b",
@@ -451,6 +508,14 @@ CAUSES: tuple[Rule, ...] = (
             r"\bgetaddrinfo\b",
             r"\bname resolution\b",
             r"\bfetch failed\b",
+            r"\bother side closed\b",
+            r"\btypeerror: terminated\b",
+            r"\bunexpected eof\b",
+            r"\bunexpected end of (?:json input|stream|data)\b",
+            r"\bempty reply from server\b",
+            r"\bended prematurely\b",
+            r"\bnot connected to the internet\b",
+            r"\b(?:check|lost) your (?:network|internet) connection\b",
             r"\bfailed to fetch\b",
             r"\bconnection error\b",
             r"\b(?:failed|unable) to connect\b",
@@ -464,10 +529,11 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:closed|dropped) (?:the )?connection\b",
             r"\bforcibly closed\b",
             r"\bincomplete chunked read\b",
-            r"\bstream (?:disconnected|closed|ended|terminated) (?:before|unexpectedly|"
+            r"\bstream (?:disconnected|closed|ended|terminated|finished) (?:before|unexpectedly|"
             r"prematurely)",
             r"\bdisconnected\b",
             r"\bpremature close\b",
+            r"\bpremature end\b",
             r"\berror sending request\b",
             r"\bcertificate\b[^.\n]{0,30}?\b(?:verify|verification|expired|invalid|failed)\b",
             r"\bsslerror\b",
@@ -476,6 +542,12 @@ CAUSES: tuple[Rule, ...] = (
             r"\bout of memory\b",
         ),
     ),
+)
+
+# Words that say a request was malformed, and a bare "exited": weaker evidence than a
+# provider's own code (an Anthropic permission_error whose sentence says "not allowed" is
+# auth). The engine tries them after the codes, before the exception classes.
+WEAK: tuple[Rule, ...] = (
     # --- bad_request: the request itself --------------------------------------------------------
     rule(
         K.BAD_REQUEST,
@@ -495,6 +567,17 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:is|are) required\b",
             r"\bunexpected (?:field|parameter|argument|value|role)\b",
             r"\bbad request\b",
+            r"\bis not a valid\b",
+            r"\bnot permitted\b",
+            r"\bfield required\b",
+            r"\bmust not (?:be|exceed|contain)\b",
+            r"\bnot allowed\b",
+            r"\b(?:could not|failed to|unable to) (?:parse|decode|deserialize)\b",
+            r"\bparse error\b",
+            r"\bcannot specify both\b",
+            r"\bmutually exclusive\b",
+            r"\bmust alternate\b",
+            r"\binput should be\b",
             r"\bdoes not support\b",
             r"\btool_use\b[^.\n]{0,80}?\btool_result\b",
         ),

@@ -14,12 +14,15 @@ other, and the first rule that holds in a tier decides:
                      that means something for that provider
   4. loose code      a code, type or gRPC status name found anywhere in the text,
                      read by every family's code rules
-  5. exception       causes.EXCEPTIONS: the SDK's exception class name
-  6. status          rules.BY_STATUS: the HTTP status alone
+  5. request words   causes.WEAK: words that a request was malformed ("invalid
+                     parameter", "not allowed"), and a bare "exited"
+  6. exception       causes.EXCEPTIONS: the SDK's exception class name
+  7. status          rules.BY_STATUS: the HTTP status alone
 
 A cause phrase beats a provider code or type, which beats an exception class,
-which beats a status (docs/kinds-by-provider.md). Tables are built once per
-(shape, provider) and cached.
+which beats a status (docs/kinds-by-provider.md); the generic words of a bad
+request come after the codes, since a provider's code is the better evidence.
+Tables are built once per (shape, provider) and cached.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from roombot.normalise import rules as R
-from roombot.normalise.causes import CAUSES, EXCEPTIONS
+from roombot.normalise.causes import CAUSES, EXCEPTIONS, WEAK
 from roombot.normalise.extract import names_in
 from roombot.normalise.rules import Rule
 
@@ -367,22 +370,23 @@ _COMMON = [
 _RANK = {w: i for i, w in enumerate(_COMMON)}
 
 
-def _mandatory_words(s: str) -> list[str]:
-    """The trigger words of one alternative: literal words it must contain, each at a word start.
+def _requirements(s: str) -> list[frozenset[str]]:
+    """What one alternative needs in a text's words (see word_index), each a set of which
+    one must be there: a literal word it must contain at a word start (a set of one), or
+    the words a mandatory `(?:a|b|...)` at a word start begins with.
 
     A word of four letters or more gives its first four; a shorter one counts only where
-    the pattern also ends it. A scan of the top level only: groups, classes and optional
-    letters end a word and are not looked into.
+    the pattern also ends it. A scan of the top level only: classes, optional letters and
+    groups it cannot read end a word.
     """
-    out: list[str] = []
+    out: list[frozenset[str]] = []
     word: list[str] = []
     at_start = False  # the current word began at a word start
-    start_next = True  # a word starting here begins at a word start (only after \\b etc.)
     start_next = s.startswith("\\b") or s.startswith("^")
 
     def end(clean: bool) -> None:
         if at_start and (len(word) >= _PREFIX or (len(word) >= 2 and clean)):
-            out.append("".join(word)[:_PREFIX].lower())
+            out.append(frozenset({"".join(word)[:_PREFIX].lower()}))
         word.clear()
 
     i = 0
@@ -392,9 +396,11 @@ def _mandatory_words(s: str) -> list[str]:
         if ch == "\\":
             esc = s[i + 1 : i + 2]
             i += 2
-            if esc == "b":
-                end(True)
+            if esc == "b" or (esc == "s" and s[i : i + 1] not in ("?", "*", "{")):
+                end(True)  # a boundary, or whitespace that must be there
                 start_next = True
+                if s[i : i + 1] == "+":
+                    i += 1
             elif esc.isalnum():  # \\w, \\d, \\s, ...: a class, not a letter
                 end(False)
                 start_next = False
@@ -407,14 +413,24 @@ def _mandatory_words(s: str) -> list[str]:
             if close is None or close < 0:
                 return out
             body = s[i + 1 : i + close]
-            i += close + 1
-            optional = s[i : i + 1] in ("?", "*", "{")
-            if ch == "[" and body and set(body) <= _SEPARATORS and not optional:
+            optional = s[i + close + 1 : i + close + 2] in ("?", "*", "{")
+            if ch == "(" and start_next and not optional and s.startswith("(?:", i):
                 end(True)
+                group = _lead(s[i:])
+                if group is not None:
+                    out.append(group)
+            elif ch == "[" and body and set(body) <= _SEPARATORS and not optional:
+                end(True)
+                i += close + 1
                 start_next = True
-            else:
-                end(False)
-                start_next = False
+                continue
+            # An optional group that ends in a space leaves a word start where it was one.
+            keep = start_next and optional and body.endswith(" ")
+            end(False)
+            i += close + 1
+            if optional:
+                i = _past_quantifier(s, i)
+            start_next = keep
             continue
         if nxt in ("?", "*", "{", "+"):
             # This character may repeat or be left out: the word ends before it.
@@ -434,25 +450,70 @@ def _mandatory_words(s: str) -> list[str]:
             end(ch == "$")
             start_next = False
         i += 1
-    end(True)
+    end(False)  # a word the pattern ends with may go on in the text
     return out
+
+
+def _past_quantifier(s: str, i: int) -> int:
+    """The index after the quantifier (`?`, `*`, `{m,n}`, and a lazy `?`) at s[i]."""
+    if s[i : i + 1] == "{":
+        close = s.find("}", i)
+        i = close + 1 if close >= 0 else len(s)
+    elif s[i : i + 1] in ("?", "*"):
+        i += 1
+    if s[i : i + 1] == "?":
+        i += 1
+    return i
+
+
+def _cost(need: frozenset[str]) -> tuple[int, int, int]:
+    """How often a requirement holds by chance: its commonest word, then how many words."""
+    return (max(_RANK.get(w, -1) for w in need), len(need), -min(len(w) for w in need))
+
+
+def _unwrapped(alternative: str) -> str:
+    """An alternative without the scoped-flag group `(?-i:...)` around all of it."""
+    if alternative.startswith("(?-i:") and _group_end(alternative) == len(alternative) - 1:
+        return alternative[5:-1]
+    return alternative
+
+
+def requirements(alternative: str) -> tuple[frozenset[str], ...]:
+    """What the alternative needs in a text's words (see _requirements)."""
+    return tuple(_requirements(_unwrapped(alternative)))
 
 
 def triggers(alternative: str) -> frozenset[str] | None:
     """The word starts, one of which a text must have for the alternative to match.
 
-    The rarest literal word the alternative must contain (see _COMMON) where it has one;
-    else, for `\\b(?:a|b|...)`, the words its branches begin with; else None (the
-    alternative is tried on every text).
+    The rarest of its requirements (see _COMMON), or None when it has none (the
+    alternative is then tried on every text, after a look for its leading letters).
     """
-    s = alternative
-    if s.startswith("(?-i:") and s.endswith(")"):
-        s = s[5:-1]
-    words = _mandatory_words(s)
-    if words:
-        best = min(words, key=lambda w: (_RANK.get(w, -1), -len(w)))
-        return frozenset({best})
-    return _lead(s[2:]) if s.startswith("\\b") else None
+    needs = requirements(alternative)
+    return min(needs, key=_cost) if needs else None
+
+
+_LEADING = re.compile(r"(?:[^\\\[\]().*+?{}|^$]|\\[^A-Za-z0-9])+")
+
+
+def leading_literal(alternative: str) -> str:
+    """The letters an alternative opens with, lower-cased ("" when it opens with an operator).
+
+    A literal a text must contain for the alternative to match; the last letter is left
+    off when a quantifier follows it.
+    """
+    s = _unwrapped(alternative)
+    if s.startswith("^"):
+        s = s[1:]
+    if s.startswith("\\b"):
+        s = s[2:]
+    m = _LEADING.match(s)
+    if m is None:
+        return ""
+    lit = m.group()
+    if s[m.end() : m.end() + 1] in ("?", "*", "{"):
+        lit = lit[:-1]
+    return re.sub(r"\\(.)", r"\1", lit).lower()
 
 
 def _lower_pattern(source: str) -> str:
@@ -485,6 +546,9 @@ class _Phrase:
     on_lower: bool
     word_start: bool
     triggers: frozenset[str] | None
+    words: frozenset[str]  # word starts it must find, every one (see requirements)
+    groups: tuple[frozenset[str], ...]  # and of each of these, one
+    literal: str  # letters it must find as they are (see leading_literal)
 
     def search(self, text: str, low: str) -> bool:
         """Whether the alternative holds in `text`; `low` is text.lower() (see lowered)."""
@@ -515,37 +579,70 @@ def lowered(text: str) -> str:
 
 def _phrase_of(r: Rule, alt: str) -> _Phrase:
     found = triggers(alt)
+    needs = requirements(alt)
+    words = frozenset(w for n in needs if len(n) == 1 for w in n)
+    groups = tuple(n for n in needs if len(n) > 1)
+    literal = leading_literal(alt)
     reference = re.compile(alt, re.IGNORECASE)
+    parts = (found, words, groups, literal)
     if "(?-i:" in alt:
-        return _Phrase(r, alt, reference, reference, False, False, found)
+        return _Phrase(r, alt, reference, reference, False, False, *parts)
     low = _lower_pattern(alt)
     if low.startswith("\\b") and found is not None:
-        return _Phrase(r, alt, reference, re.compile(low[2:]), True, True, found)
-    return _Phrase(r, alt, reference, re.compile(low), True, False, found)
+        return _Phrase(r, alt, reference, re.compile(low[2:]), True, True, *parts)
+    return _Phrase(r, alt, reference, re.compile(low), True, False, *parts)
 
 
 # The cause phrases, each alternative on its own with its triggers: a text is searched only
 # with the alternatives whose trigger its words have (and the few with none), which keeps
 # a classification within microseconds however many phrases the table grows to.
-_FLAT: tuple[_Phrase, ...] = tuple(
-    _phrase_of(r, alt)
-    for r in CAUSES
-    for alt in alternatives(r.message.pattern if r.message is not None else "")
-)
-_ALWAYS = frozenset(i for i, p in enumerate(_FLAT) if p.triggers is None)
-_BY_TRIGGER: dict[str, frozenset[int]] = {
-    w: frozenset(i for i, p in enumerate(_FLAT) if p.triggers is not None and w in p.triggers)
-    for w in {w for p in _FLAT if p.triggers is not None for w in p.triggers}
-}
-_WORD = re.compile(r"[a-z0-9]+")
+@dataclass(frozen=True, slots=True)
+class _Table:
+    """A table of phrases flattened for the fast path: the alternatives and their triggers."""
+
+    phrases: tuple[_Phrase, ...]
+    always: frozenset[int]  # alternatives with no trigger: tried on every text
+    by_trigger: dict[str, frozenset[int]]
+    words: tuple[frozenset[str], ...]  # each phrase's words, for a check without lookups
+    groups: tuple[tuple[frozenset[str], ...], ...]
+    literals: tuple[str, ...]
+
+
+def _table(rules: tuple[Rule, ...]) -> _Table:
+    flat = tuple(
+        _phrase_of(r, alt)
+        for r in rules
+        for alt in alternatives(r.message.pattern if r.message is not None else "")
+    )
+    words = {w for p in flat if p.triggers is not None for w in p.triggers}
+    return _Table(
+        flat,
+        frozenset(i for i, p in enumerate(flat) if p.triggers is None),
+        {
+            w: frozenset(
+                i for i, p in enumerate(flat) if p.triggers is not None and w in p.triggers
+            )
+            for w in words
+        },
+        tuple(p.words for p in flat),
+        tuple(p.groups for p in flat),
+        tuple(p.literal for p in flat),
+    )
+
+
+_CAUSES = _table(CAUSES)
+_WEAK = _table(WEAK)
+# The first four letters of each word (a lower-cased letter or digit run): the lookbehind
+# keeps a match from starting inside a word, so one findall gives every word's start.
+_WORD_START = re.compile(r"(?<![a-z0-9])[a-z0-9]{1,4}")
 # The phrase tier reads this much of a long text: its head and its tail.
 _PHRASE_HEAD = 4096
 _PHRASE_TAIL = 1024
 
 
 def phrases() -> tuple[_Phrase, ...]:
-    """Every alternative of the cause phrases as the engine runs it (for the tests)."""
-    return _FLAT
+    """Every alternative of the phrase tables as the engine runs it (for the tests)."""
+    return _CAUSES.phrases + _WEAK.phrases
 
 
 def _cap(text: str) -> str:
@@ -554,32 +651,49 @@ def _cap(text: str) -> str:
     return text[:_PHRASE_HEAD] + "\n" + text[-_PHRASE_TAIL:]
 
 
+# Every ASCII character that is not a lower-case letter or a digit, to a space.
+_SEPARATE = str.maketrans(
+    {c: " " for c in map(chr, range(128)) if not (c.isascii() and (c.isdigit() or c.islower()))}
+)
+
+
 def word_index(low: str) -> set[str]:
     """The first four letters (the whole word, if shorter) of every word of a lower-cased text.
 
     Words split at underscores too ("rate_limit_error" gives "rate", "limi", "erro"): more
     candidates than `\\b` would allow, never fewer.
     """
-    return {w[:_PREFIX] for w in _WORD.findall(low)}
+    if low.isascii():
+        return {w[:_PREFIX] for w in low.translate(_SEPARATE).split()}
+    return set(_WORD_START.findall(low))
 
 
-def _phrase(texts: tuple[str, ...], low_texts: tuple[str, ...], sig: Signals) -> Rule | None:
+def _phrase(
+    table: _Table, texts: tuple[str, ...], low_texts: tuple[str, ...], sig: Signals
+) -> Rule | None:
     """The first cause phrase that holds in the first of the texts that has one."""
     # The words of the last (widest) text, and of the first where it is not inside it: a
     # sentence read out of JSON has its escapes undone ("\\nRate" is "Rate" there).
     words = [low or text.lower() for text, low in zip(texts, low_texts, strict=True)]
     if len(words) > 1 and words[0] in words[-1]:
         words = words[-1:]
-    found = set(_ALWAYS)
-    get = _BY_TRIGGER.get
-    for t in word_index(" ".join(words)):
+    joined = " ".join(words)
+    index = word_index(joined)
+    literals = table.literals
+    found = {i for i in table.always if literals[i] in joined}
+    get = table.by_trigger.get
+    for t in index:
         hit = get(t)
         if hit is not None:
             found.update(hit)
-    order = sorted(found)
+    # Every word an alternative must contain has to be there, not only its trigger.
+    words_of = table.words
+    order = sorted([i for i in found if words_of[i] <= index])
+    groups = table.groups
+    order = [i for i in order if not groups[i] or all(not g.isdisjoint(index) for g in groups[i])]
     for text, low in zip(texts, low_texts, strict=True):
         for i in order:
-            p = _FLAT[i]
+            p = table.phrases[i]
             r = p.rule
             if r.min_retry is not None and (
                 sig.retry_after is None or sig.retry_after < r.min_retry
@@ -589,12 +703,22 @@ def _phrase(texts: tuple[str, ...], low_texts: tuple[str, ...], sig: Signals) ->
                 sig.retry_after is None or sig.retry_after > r.max_retry
             ):
                 continue
+            if p.literal and low and p.literal not in low:
+                continue
             if p.search(text, low):
                 return r
     return None
 
 
-TIER_NAMES = ("provider rule", "cause phrase", "provider code", "loose code", "exception", "status")
+TIER_NAMES = (
+    "provider rule",
+    "cause phrase",
+    "provider code",
+    "loose code",
+    "request words",
+    "exception",
+    "status",
+)
 
 
 def _tiers(case: Case, anchored: bool) -> Iterator[tuple[str, Rule | None]]:
@@ -602,12 +726,15 @@ def _tiers(case: Case, anchored: bool) -> Iterator[tuple[str, Rule | None]]:
     specific, codes = tiers(case.shape, case.provider)
     yield TIER_NAMES[0], decide(specific, case.body) if case.body is not None else None
     sig = _words(case.sentence, case.status, case.retry_after)
+    # The sentence first, then the whole text (the last, so its words give the index).
+    texts = tuple(_cap(t) for t in dict.fromkeys((case.sentence, case.haystack)) if t)
+    if anchored:
+        texts = texts[:1]
+    lows = tuple(lowered(t) for t in texts)
     if anchored:
         phrase = decide(CAUSES, sig, anchored=True)
     else:
-        # The sentence first, then the whole text (the last, so its words give the index).
-        texts = tuple(_cap(t) for t in dict.fromkeys((case.sentence, case.haystack)) if t)
-        phrase = _phrase(texts, tuple(lowered(t) for t in texts), sig) if texts else None
+        phrase = _phrase(_CAUSES, texts, lows, sig) if texts else None
     yield TIER_NAMES[1], phrase
     yield TIER_NAMES[2], decide(codes, case.body) if case.body is not None else None
     grpc, exceptions = case.names
@@ -616,14 +743,19 @@ def _tiers(case: Case, anchored: bool) -> Iterator[tuple[str, Rule | None]]:
         for code in (*case.codes, *grpc)
     )
     yield TIER_NAMES[3], next((r for r in loose if r is not None), None)
+    if anchored:
+        weak = decide(WEAK, sig, anchored=True)
+    else:
+        weak = _phrase(_WEAK, texts, lows, sig) if texts else None
+    yield TIER_NAMES[4], weak
     # In the table's order, not the text's: "litellm.BadRequestError:
     # litellm.ContentPolicyViolationError" is the more specific class's.
     classes = frozenset(exceptions)
     found = next((r for r in EXCEPTIONS if r.code & classes), None) if classes else None
-    yield TIER_NAMES[4], found
+    yield TIER_NAMES[5], found
     status = case.status
     words = _words(case.sentence or case.haystack, status, None)
-    yield TIER_NAMES[5], decide(R.BY_STATUS, words) if status is not None else None
+    yield TIER_NAMES[6], decide(R.BY_STATUS, words) if status is not None else None
 
 
 def judge(case: Case, *, anchored: bool = False) -> Rule | None:
@@ -646,6 +778,7 @@ def all_chains() -> dict[str, tuple[Rule, ...]]:
         **_FAMILY,
         **_OWN,
         "causes": CAUSES,
+        "weak": WEAK,
         "exceptions": EXCEPTIONS,
         "status": R.BY_STATUS,
         "harness": R.HARNESS_ERRORS,

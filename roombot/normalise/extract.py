@@ -208,10 +208,11 @@ _STATUS_WORDS: tuple[re.Pattern[str], ...] = (
     ),
     re.compile(r"\bHTTP(?:/\d(?:\.\d)?)?[ :]\s?([1-5]\d\d)\b", re.IGNORECASE),
     re.compile(rf"\b([1-5]\d\d)[ :-]{{1,3}}(?:{_REASONS})\b", re.IGNORECASE),
+    re.compile(r"\b([1-5]\d\d) status code\b", re.IGNORECASE),
     # "Error: 400 {...}", "API Error: 529 Overloaded", "ClientError: 400 INVALID_ARGUMENT",
     # "API Error (529 {...})", "unexpected status 401"
     re.compile(
-        r"(?:\b(?:error|exception|failed|failure|unexpected status)\W{0,3}|\(|\[)"
+        r"(?:(?:error|exception|\bfailed|\bfailure|\bunexpected status)\W{0,3}|\(|\[)"
         r"([1-5]\d\d)(?= [{\[A-Z]|[.:,)\]]|$)",
         re.IGNORECASE,
     ),

@@ -177,17 +177,17 @@ def _body(text: str, values: tuple[object, ...], headers: Mapping[str, str]) -> 
     error) gives the innermost one, keeping the outer provider when the inner has none.
     """
     found: Parsed | None = None
-    whole = parse_body(text, headers)
-    if whole.shape != "text":
-        found = whole
-    else:
-        for v in values:
-            obj = v[0] if isinstance(v, list) and v and isinstance(v[0], dict) else v
-            if isinstance(obj, dict):
-                p = parse_object(obj, headers)
-                if p is not None and p.shape != "text":
-                    found = p
-                    break
+    for v in values:
+        obj = v[0] if isinstance(v, list) and v and isinstance(v[0], dict) else v
+        if isinstance(obj, dict):
+            p = parse_object(obj, headers)
+            if p is not None and p.shape != "text":
+                found = p
+                break
+    if found is None and ("x-amzn-errortype" in headers or text.startswith("An error")):
+        whole = parse_body(text, headers)  # a Bedrock answer told by its header or sentence
+        if whole.shape != "text":
+            found = whole
     if found is None:
         return parse_aws_sentence(text)
     if found.kind is None and "{" in found.message and len(found.message) < HEAD:
@@ -221,7 +221,10 @@ def _failure(
     if retry_after is None and parsed is not None:
         retry_after = parsed.retry_after
     if retry_after is None:
-        retry_after = retry.from_message(message) or retry.from_message(window(text))
+        seen = window(text)
+        retry_after = retry.from_message(seen)
+        if retry_after is None and message not in seen:
+            retry_after = retry.from_message(message)
     if parsed is not None and parsed.kind is not None:
         attempt = Attempt(parsed.kind, message, found, model, status, retry_after)
         return Normalised(attempt, text, form, "finish/" + parsed.code)

@@ -107,6 +107,9 @@ def from_message(message: str) -> int | None:
     """
     if len(message) > 40960:
         message = message[:32768] + "\n" + message[-8192:]
+    low = message.lower()
+    if "retr" not in low and "try again" not in low:
+        return None  # the verb every form below needs: most texts have neither
     m = _IN_MESSAGE.search(message)
     if m is None:
         return None

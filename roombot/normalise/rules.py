@@ -196,9 +196,9 @@ OPENROUTER: tuple[Rule, ...] = (
     ),
     rule(K.QUOTA, "openrouter/key-limit-exceeded", message=r"^key limit exceeded"),
     rule(
-        K.PROVIDER_UNAVAILABLE,
+        K.BAD_REQUEST,
         "openrouter/no-endpoints",
-        message=r"^no endpoints found (?:matching|that)|^no allowed providers are available",
+        message=r"^no endpoints found that support\b",
     ),
 )
 

@@ -11,36 +11,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from roombot.normalise.causes import CAUSES, EXCEPTIONS
+from roombot.normalise.causes import CAUSES, EXCEPTIONS, WEAK
+from roombot.normalise.engine import alternatives
 from roombot.normalise.rules import Rule
 from tests.normalise import accuracy
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "kinds-by-provider.md"
-
-
-def _alternatives(pattern: str) -> list[str]:
-    """A pattern's top-level alternatives (split at `|` outside groups and classes)."""
-    out: list[str] = []
-    depth, start, i, in_class = 0, 0, 0, False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            out.append(pattern[start:i])
-            start = i + 1
-        i += 1
-    out.append(pattern[start:])
-    return out
 
 
 def _when(r: Rule) -> str:
@@ -52,23 +28,34 @@ def _when(r: Rule) -> str:
     return f" (only with {' and '.join(parts)})" if parts else ""
 
 
+def _phrase_table(rules: tuple[Rule, ...]) -> list[str]:
+    out = [
+        "| # | kind | phrases (each a regular expression; any one holds) | example |",
+        "|---|---|---|---|",
+    ]
+    for n, r in enumerate(rules, 1):
+        assert r.message is not None
+        phrases = " · ".join(
+            "`" + a.replace("|", "\\|") + "`" for a in alternatives(r.message.pattern)
+        )
+        out.append(f"| {n} | {r.kind.value} | {phrases}{_when(r)} | `{r.example}` |")
+    return out
+
+
 def causes_section() -> str:
     out = [
         "Searched in the provider's sentence, then in the whole text (URLs reduced to their",
         "host, stack frames dropped), case-insensitive; the first rule that holds decides.",
         "",
-        "| # | kind | phrases (each a regular expression; any one holds) | example |",
-        "|---|---|---|---|",
+        *_phrase_table(CAUSES),
+        "",
+        "Request words (the fifth tier, after the codes), searched the same way:",
+        "",
+        *_phrase_table(WEAK),
     ]
-    for n, r in enumerate(CAUSES, 1):
-        assert r.message is not None
-        phrases = " · ".join(
-            "`" + a.replace("|", "\\|") + "`" for a in _alternatives(r.message.pattern)
-        )
-        out.append(f"| {n} | {r.kind.value} | {phrases}{_when(r)} | `{r.example}` |")
     out += [
         "",
-        "Exception classes (the fifth tier), tried in this order:",
+        "Exception classes (the sixth tier), tried in this order:",
         "",
         "| kind | classes | example |",
         "|---|---|---|",

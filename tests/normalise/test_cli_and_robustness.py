@@ -85,6 +85,7 @@ def test_cli_stop_reason_and_explain() -> None:
         "cause phrase",
         "provider code",
         "loose code",
+        "request words",
         "exception",
         "status",
     ]

@@ -14,12 +14,12 @@ from typing import Any
 import pytest
 
 from cards import Kind
+from roombot.commands.classify import check_error
 from roombot.normalise import classify, classify_answer, is_failure, normalise_full
 from roombot.normalise.answers import FORMS
 from roombot.normalise.engine import all_chains, explain
 from roombot.normalise.extract import names_in
 from roombot.normalise.forms import normalise_answer
-from roombot.commands.classify import check_error
 from tests.normalise.entries import address, by_id, failures, real_answers, train
 
 ERRORS = [e.data for e in failures() if not e.is_answer and not e.wild]

@@ -38,8 +38,11 @@ def _agrees(text: str) -> None:
     index = engine.word_index(text.lower())
     for p, ref in zip(engine.phrases(), REFERENCE, strict=True):
         want = ref.search(text) is not None
-        if want and p.triggers is not None:
-            assert p.triggers & index, (p.source, text[:200])
+        if want:
+            assert p.triggers is None or p.triggers & index, (p.source, text[:200])
+            assert p.words <= index, (p.source, p.words - index, text[:200])
+            assert all(g & index for g in p.groups), (p.source, text[:200])
+            assert not low or p.literal in low, (p.source, p.literal, text[:200])
         assert p.search(text, low) == want, (p.source, text[:200])
 
 
@@ -52,7 +55,7 @@ def test_every_phrase_finds_what_it_says_on_every_corpus_text() -> None:
 def test_most_phrases_have_a_trigger() -> None:
     """Alternatives with no trigger run on every text; keep them few (and literal-led)."""
     always = [p.source for p in engine.phrases() if p.triggers is None]
-    assert len(always) <= 12, always
+    assert len(always) <= 16, always
 
 
 @settings(max_examples=300, deadline=None)

@@ -1,0 +1,110 @@
+"""The extraction layer on its own: what it finds in a wrapped failure, and what it leaves.
+
+The strings are shaped like the wrappers the wild corpus holds (an SDK's prefix, a
+Python dict repr, a body in a sentence); the corpus tests hold the real ones.
+"""
+
+from __future__ import annotations
+
+from roombot.normalise import classify, normalise_full
+from roombot.normalise.extract import HEAD, TAIL, extract, find_values, names_in, window
+
+
+def test_json_and_python_literals_are_found_inside_words() -> None:
+    text = "Error: 400 {\"a\": 1} then {'b': None, 'c': [True, 'x']} and [1, 2]"
+    assert find_values(text) == [{"a": 1}, {"b": None, "c": [True, "x"]}, [1, 2]]
+    assert find_values("no brackets at all") == []
+    assert find_values("[API Error: words only]") == []  # brackets around words: no value
+
+
+def test_fields_at_any_depth_and_json_inside_strings() -> None:
+    inner = '{\\"error\\": {\\"code\\": \\"insufficient_quota\\", \\"message\\": \\"m\\"}}'
+    ev = extract('{"error": {"message": "' + inner + '", "type": "server_error"}}')
+    assert "server_error" in ev.codes and "insufficient_quota" in ev.codes
+    assert "m" in ev.messages
+
+
+def test_status_from_the_words_and_not_from_inside_a_body() -> None:
+    cases = {
+        "openai.BadRequestError: Error code: 400 - {'error': {}}": 400,
+        "Request failed with status code 502": 502,
+        "HTTP 429: slow down": 429,
+        "got status: 429 Too Many Requests.": 429,
+        "API Error: 529 Overloaded. This is a server-side issue": 529,
+        "google.genai.errors.ClientError: 400 INVALID_ARGUMENT. {'error': {}}": 400,
+        "exceeded retry limit, last status: 429 Too Many Requests": 429,
+        "503 UNAVAILABLE. {'error': {'code': 503}}": 503,
+        "request id req_429": None,
+    }
+    for text, status in cases.items():
+        assert extract(text).status == status, text
+    # A status written inside the body is the body's own field.
+    assert extract('{"error": {"code": 429, "message": "x"}}').status == 429
+
+
+def test_exception_classes_and_grpc_names() -> None:
+    grpc, classes = names_in(
+        "litellm.exceptions.RateLimitError: x (Status: RESOURCE_EXHAUSTED) botocore.errorfactory"
+        ".ThrottlingException KeyboardInterrupt litellm.Timeout internal"
+    )
+    assert grpc == ("resource_exhausted",)  # "internal" in lower case is a word, not a name
+    assert set(classes) == {"ratelimiterror", "throttlingexception", "keyboardinterrupt", "timeout"}
+
+
+def test_the_sentence_without_its_prefixes() -> None:
+    assert extract("  ⎿  API Error: Connection error.").sentence == "Connection error."
+    assert extract("ACP protocol error: Internal error: boom").sentence == "boom"
+    assert extract("litellm.Timeout: Connection timed out after 600.0 seconds.").sentence == (
+        "Connection timed out after 600.0 seconds."
+    )
+    assert extract("[API Error: quota spent (Status: RESOURCE_EXHAUSTED)]").sentence == (
+        "quota spent"
+    )
+    assert extract("Error:").sentence == ""  # nothing after the prefix: nothing kept
+
+
+def test_urls_keep_only_their_host_and_stack_frames_go() -> None:
+    ev = extract("boom https://docs.example.com/rate-limits?x=1\n    at f (a.js:1:2)\nend")
+    assert "docs.example.com" in ev.haystack and "rate-limits" not in ev.haystack
+    assert "a.js" not in ev.haystack
+
+
+def test_a_long_text_is_read_at_its_head_and_its_tail() -> None:
+    text = "quota " + "x" * (HEAD + TAIL + 10) + " tail"
+    seen = window(text)
+    assert seen.startswith("quota ") and seen.endswith(" tail")
+    assert len(seen) == HEAD + TAIL + 1
+
+
+def test_the_message_is_the_providers_sentence_and_the_raw_keeps_everything() -> None:
+    text = (
+        'litellm.BadRequestError: AnthropicException - {"type":"error","error":{"type":'
+        '"invalid_request_error","message":"Your credit balance is too low to access the '
+        'Anthropic API."}}'
+    )
+    n = normalise_full({"text": text})
+    assert n.attempt.kind.value == "quota"  # the cause beats the 400-ish type
+    assert n.attempt.message == "Your credit balance is too low to access the Anthropic API."
+    assert n.attempt.provider == "anthropic"
+    assert n.raw == text
+
+
+def test_precedence_a_phrase_beats_a_code_beats_a_class_beats_a_status() -> None:
+    # code rate_limit_exceeded, but the words say the day's budget is spent
+    said = (
+        "Error code: 429 - {'error': {'message': 'Rate limit reached for model in organization"
+        " org-x on tokens per day (TPD): Limit 500000', 'code': 'rate_limit_exceeded'}}"
+    )
+    assert classify({"text": said}).kind.value == "quota"
+    # no words of a cause: the code decides over the class and the status
+    coded = "RateLimitError: Error code: 400 - {'error': {'code': 'insufficient_quota'}}"
+    assert classify({"text": coded}).kind.value == "quota"
+    # no phrase, no code: the class decides over the status
+    assert classify({"text": "openai.APITimeoutError: (status 500)"}).kind.value == "timeout"
+    # only a status
+    assert classify({"text": "Request failed with status code 401"}).kind.value == "auth"
+
+
+def test_unknown_stays_deliberate() -> None:
+    for text in ("Something went wrong.", "Internal error", "An unexpected error occurred"):
+        assert classify({"text": text}).kind.value == "unknown", text
