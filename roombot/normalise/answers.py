@@ -36,6 +36,63 @@ class AnswerForm:
     kind: Kind | None  # None: the groups decide (status/body, or message)
     example: str  # the corpus entry it was written from
     confirmed: bool = False  # fires only when a provider rule (not status alone) decides
+    first: frozenset[str] | None = None  # the characters a matching message begins with
+
+
+def _branches(group: str) -> list[str]:
+    """A group's top-level alternatives."""
+    out, depth, start, i = [], 0, 0, 0
+    while i < len(group):
+        ch = group[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "|" and depth == 0:
+            out.append(group[start:i])
+            start = i + 1
+        i += 1
+    return [*out, group[start:]]
+
+
+def _first_chars(pattern: str) -> frozenset[str] | None:
+    """The characters a form's whole message can begin with, where the pattern says."""
+    top = _branches(pattern)
+    if len(top) > 1:
+        every: set[str] = set()
+        for branch in top:
+            first = _first_chars(branch)
+            if first is None:
+                return None
+            every |= first
+        return frozenset(every)
+    if pattern.startswith("(?:"):
+        depth, i = 0, 0
+        while i < len(pattern):
+            if pattern[i] == "\\":
+                i += 2
+                continue
+            depth += {"(": 1, ")": -1}.get(pattern[i], 0)
+            if depth == 0:
+                break
+            i += 1
+        if pattern[i + 1 : i + 2] in ("?", "*", "{"):
+            return None
+        out: set[str] = set()
+        for branch in _branches(pattern[3:i]):
+            first = _first_chars(branch)
+            if first is None:
+                return None
+            out |= first
+        return frozenset(out)
+    if pattern[:1] == "\\" and pattern[1:2] in "[]().*+?{}|^$\\":
+        return frozenset(pattern[1])
+    if pattern[:1] and pattern[:1] not in "\\[](){}.*+?|^$" and pattern[1:2] not in "?*{":
+        return frozenset(pattern[0])
+    return None
 
 
 def form(
@@ -47,7 +104,12 @@ def form(
     confirmed: bool = False,
 ) -> AnswerForm:
     return AnswerForm(
-        frozenset(harnesses), re.compile(pattern, re.DOTALL), kind, example, confirmed
+        frozenset(harnesses),
+        re.compile(pattern, re.DOTALL),
+        kind,
+        example,
+        confirmed,
+        _first_chars(pattern),
     )
 
 
@@ -343,13 +405,26 @@ def canonical_harness(name: str | None) -> str | None:
 
 
 _BY_HARNESS: dict[str | None, tuple[AnswerForm, ...]] = {}
+_BY_FIRST: dict[tuple[str | None, str], tuple[AnswerForm, ...]] = {}
 
 
-def forms_for(harness: str | None) -> tuple[AnswerForm, ...]:
-    """A known harness: its own forms only. Unknown or unnamed: every form."""
+def forms_for(harness: str | None, first: str | None = None) -> tuple[AnswerForm, ...]:
+    """A known harness: its own forms only. Unknown or unnamed: every form.
+
+    With `first`, the first character of the message: only the forms a message opening
+    with it can match (a form is a whole-message shape, so most are ruled out at once).
+    """
     name = canonical_harness(harness)
     found = _BY_HARNESS.get(name)
     if found is None:
         found = FORMS if name is None else tuple(f for f in FORMS if name in f.harnesses)
         _BY_HARNESS[name] = found
-    return found
+    if first is None:
+        return found
+    key = (name, first)
+    narrowed = _BY_FIRST.get(key)
+    if narrowed is None:
+        narrowed = tuple(f for f in found if f.first is None or first in f.first)
+        if len(_BY_FIRST) < 4096:
+            _BY_FIRST[key] = narrowed
+    return narrowed

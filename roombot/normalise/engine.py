@@ -27,6 +27,7 @@ Tables are built once per (shape, provider) and cached.
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -606,6 +607,7 @@ class _Table:
     words: tuple[frozenset[str], ...]  # each phrase's words, for a check without lookups
     groups: tuple[tuple[frozenset[str], ...], ...]
     literals: tuple[str, ...]
+    trigger_words: frozenset[str]  # every trigger (the keys of by_trigger)
 
 
 def _table(rules: tuple[Rule, ...]) -> _Table:
@@ -627,6 +629,7 @@ def _table(rules: tuple[Rule, ...]) -> _Table:
         tuple(p.words for p in flat),
         tuple(p.groups for p in flat),
         tuple(p.literal for p in flat),
+        frozenset(words),
     )
 
 
@@ -651,6 +654,7 @@ def _cap(text: str) -> str:
     return text[:_PHRASE_HEAD] + "\n" + text[-_PHRASE_TAIL:]
 
 
+_FIRST_LETTERS = operator.itemgetter(slice(0, _PREFIX))
 # Every ASCII character that is not a lower-case letter or a digit, to a space.
 _SEPARATE = str.maketrans(
     {c: " " for c in map(chr, range(128)) if not (c.isascii() and (c.isdigit() or c.islower()))}
@@ -664,36 +668,47 @@ def word_index(low: str) -> set[str]:
     candidates than `\\b` would allow, never fewer.
     """
     if low.isascii():
-        return {w[:_PREFIX] for w in low.translate(_SEPARATE).split()}
+        return set(map(_FIRST_LETTERS, low.translate(_SEPARATE).split()))
     return set(_WORD_START.findall(low))
 
 
-def _phrase(
-    table: _Table, texts: tuple[str, ...], low_texts: tuple[str, ...], sig: Signals
-) -> Rule | None:
-    """The first cause phrase that holds in the first of the texts that has one."""
-    # The words of the last (widest) text, and of the first where it is not inside it: a
-    # sentence read out of JSON has its escapes undone ("\\nRate" is "Rate" there).
+def _words_of(texts: tuple[str, ...], low_texts: tuple[str, ...]) -> tuple[str, set[str]]:
+    """The lower-cased words of the texts to look in, and their index (see word_index).
+
+    The words of the last (widest) text, and of the first where it is not inside it: a
+    sentence read out of JSON has its escapes undone ("\\nRate" is "Rate" there).
+    """
     words = [low or text.lower() for text, low in zip(texts, low_texts, strict=True)]
     if len(words) > 1 and words[0] in words[-1]:
         words = words[-1:]
     joined = " ".join(words)
-    index = word_index(joined)
+    return joined, word_index(joined)
+
+
+def _phrase(
+    table: _Table,
+    texts: tuple[str, ...],
+    low_texts: tuple[str, ...],
+    words: tuple[str, set[str]],
+    sig: Signals,
+) -> Rule | None:
+    """The first phrase of the table that holds in the first of the texts that has one."""
+    joined, index = words
     literals = table.literals
     found = {i for i in table.always if literals[i] in joined}
-    get = table.by_trigger.get
-    for t in index:
-        hit = get(t)
-        if hit is not None:
-            found.update(hit)
-    # Every word an alternative must contain has to be there, not only its trigger.
-    words_of = table.words
-    order = sorted([i for i in found if words_of[i] <= index])
-    groups = table.groups
-    order = [i for i in order if not groups[i] or all(not g.isdisjoint(index) for g in groups[i])]
+    by_trigger = table.by_trigger
+    for t in index & table.trigger_words:
+        found.update(by_trigger[t])
+    order = sorted(found)
+    phrases, words_of, groups = table.phrases, table.words, table.groups
     for text, low in zip(texts, low_texts, strict=True):
         for i in order:
-            p = table.phrases[i]
+            # Every word an alternative must contain has to be there, not only its trigger.
+            if not words_of[i] <= index:
+                continue
+            if groups[i] and not all(not g.isdisjoint(index) for g in groups[i]):
+                continue
+            p = phrases[i]
             r = p.rule
             if r.min_retry is not None and (
                 sig.retry_after is None or sig.retry_after < r.min_retry
@@ -731,10 +746,11 @@ def _tiers(case: Case, anchored: bool) -> Iterator[tuple[str, Rule | None]]:
     if anchored:
         texts = texts[:1]
     lows = tuple(lowered(t) for t in texts)
+    words = _words_of(texts, lows) if texts and not anchored else ("", set())
     if anchored:
         phrase = decide(CAUSES, sig, anchored=True)
     else:
-        phrase = _phrase(_CAUSES, texts, lows, sig) if texts else None
+        phrase = _phrase(_CAUSES, texts, lows, words, sig) if texts else None
     yield TIER_NAMES[1], phrase
     yield TIER_NAMES[2], decide(codes, case.body) if case.body is not None else None
     grpc, exceptions = case.names
@@ -746,7 +762,7 @@ def _tiers(case: Case, anchored: bool) -> Iterator[tuple[str, Rule | None]]:
     if anchored:
         weak = decide(WEAK, sig, anchored=True)
     else:
-        weak = _phrase(_WEAK, texts, lows, sig) if texts else None
+        weak = _phrase(_WEAK, texts, lows, words, sig) if texts else None
     yield TIER_NAMES[4], weak
     # In the table's order, not the text's: "litellm.BadRequestError:
     # litellm.ContentPolicyViolationError" is the more specific class's.
@@ -754,8 +770,8 @@ def _tiers(case: Case, anchored: bool) -> Iterator[tuple[str, Rule | None]]:
     found = next((r for r in EXCEPTIONS if r.code & classes), None) if classes else None
     yield TIER_NAMES[5], found
     status = case.status
-    words = _words(case.sentence or case.haystack, status, None)
-    yield TIER_NAMES[6], decide(R.BY_STATUS, words) if status is not None else None
+    said = _words(case.sentence or case.haystack, status, None)
+    yield TIER_NAMES[6], decide(R.BY_STATUS, said) if status is not None else None
 
 
 def judge(case: Case, *, anchored: bool = False) -> Rule | None:

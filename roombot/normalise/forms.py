@@ -302,7 +302,7 @@ def _words(
     """
     stripped = text.strip()
     # A harness's whole-message form is short; a longer text is read by the engine alone.
-    for f in forms_for(harness) if len(stripped) <= _ANSWER_MAX else ():
+    for f in forms_for(harness, stripped[:1]) if 0 < len(stripped) <= _ANSWER_MAX else ():
         m = f.pattern.fullmatch(stripped)
         if m is None:
             continue
@@ -446,7 +446,10 @@ def _acp(
         return Normalised(n.attempt, raw, "acp", n.rule, case=n.case)
     kind = _ACP_CODES.get(code, Kind.UNKNOWN) if code is not None else Kind.UNKNOWN
     kept = said if kind is Kind.UNKNOWN and said.strip() else message
-    attempt = Attempt(kind, kept or raw, provider, model, None, retry.from_message(message))
+    if not kept.strip():
+        # No words at all: say what came, the raw JSON stays beside it.
+        kept = f"The agent answered with JSON-RPC error {code} and no message."
+    attempt = Attempt(kind, kept, provider, model, None, retry.from_message(message))
     return Normalised(attempt, raw, "acp", f"acp/{code}" if kind is not Kind.UNKNOWN else None)
 
 
