@@ -199,25 +199,24 @@ _REASONS = (
     "Unprocessable Entity|Unprocessable Content|Too Many Requests|Internal Server Error|"
     "Bad Gateway|Service Unavailable|Gateway Timeout|Overloaded|Client Closed Request"
 )
-# The HTTP status stated in words, most explicit forms first.
+# The HTTP status stated in words, most explicit forms first; matched on the lower-cased
+# words (a case-insensitive search costs several times as much).
 _STATUS_WORDS: tuple[re.Pattern[str], ...] = (
     re.compile(
         r"\b(?:error code|status code|status_code|statuscode|http status|http code|"
-        r"last status|status)\b\W{0,3}([1-5]\d\d)\b",
-        re.IGNORECASE,
+        r"last status|status)\b\W{0,3}([1-5]\d\d)\b"
     ),
-    re.compile(r"\bHTTP(?:/\d(?:\.\d)?)?[ :]\s?([1-5]\d\d)\b", re.IGNORECASE),
-    re.compile(rf"\b([1-5]\d\d)[ :-]{{1,3}}(?:{_REASONS})\b", re.IGNORECASE),
-    re.compile(r"\b([1-5]\d\d) status code\b", re.IGNORECASE),
+    re.compile(r"\bhttp(?:/\d(?:\.\d)?)?[ :]\s?([1-5]\d\d)\b"),
+    re.compile(rf"\b([1-5]\d\d)[ :-]{{1,3}}(?:{_REASONS.lower()})\b"),
+    re.compile(r"\b([1-5]\d\d) status code\b"),
     # "Error: 400 {...}", "API Error: 529 Overloaded", "ClientError: 400 INVALID_ARGUMENT",
     # "API Error (529 {...})", "unexpected status 401"
     re.compile(
         r"(?:(?:error|exception|\bfailed|\bfailure|\bunexpected status)\W{0,3}|\(|\[)"
-        r"([1-5]\d\d)(?= [{\[A-Z]|[.:,)\]]|$)",
-        re.IGNORECASE,
+        r"([1-5]\d\d)(?= [{\[a-z]|[.:,)\]]|$)"
     ),
     # a status at the very start: "429 {...}", "503 UNAVAILABLE. {...}"
-    re.compile(r"^\W{0,4}([1-5]\d\d)(?= [{\[A-Z(]|:|$)"),
+    re.compile(r"^\W{0,4}([1-5]\d\d)(?= [{\[a-z(]|:|$)"),
 )
 # gRPC status names, as words in a text (case matters: "INTERNAL", not "internal").
 _GRPC = frozenset(
@@ -308,8 +307,9 @@ def names_in(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 def _status_in_words(text: str) -> int | None:
     if _NUMBER.search(text) is None:
         return None
+    low = text.lower()
     for p in _STATUS_WORDS:
-        m = p.search(text)
+        m = p.search(low)
         if m is not None:
             return int(m.group(1))
     return None

@@ -291,14 +291,13 @@ def _status_sentence(status: int | None) -> str:
 # --- words: a harness's whole-message form, or any failure text -------------------------------
 
 
-def _words(
-    text: str, harness: str | None, provider: str | None, model: str | None, *, answer: bool
+def _answer_form(
+    text: str, harness: str | None, provider: str | None, model: str | None
 ) -> Normalised | None:
-    """Words that are recognisably an error, else None.
+    """The harness's whole-message error form the text is, else None.
 
-    With `answer` only the harness's whole-message forms count (an answer that talks
-    about errors must never fire); otherwise the text is known to be a failure and
-    every tier of the engine reads it (`_failure`).
+    Only whole-message shapes count here, never a phrase inside: an answer that talks
+    about errors must never be taken for one.
     """
     stripped = text.strip()
     # A harness's whole-message form is short; a longer text is read by the engine alone.
@@ -309,10 +308,14 @@ def _words(
         found = _form(f, m.groupdict(), text, stripped, provider, model)
         if found is not None:
             return found
-    if answer:
-        return None
-    n = _failure(text, provider, model, form="text")
-    return n if n.rule is not None else None
+    return None
+
+
+def _words(text: str, harness: str | None, provider: str | None, model: str | None) -> Normalised:
+    """Words known to be a failure: a harness's form where they are one, else the engine's
+    reading of them (`_failure`; kind unknown when nothing names a cause)."""
+    found = _answer_form(text, harness, provider, model)
+    return found if found is not None else _failure(text, provider, model, form="text")
 
 
 def _form(
@@ -377,17 +380,15 @@ def _form(
 def _text(
     text: str, harness: str | None, provider: str | None, model: str | None, *, form: str
 ) -> Normalised:
-    n = _words(text, harness, provider, model, answer=False)
-    if n is not None:
-        return Normalised(n.attempt, text, form, n.rule, case=n.case)
-    return _failure(text, provider, model, form=form)
+    n = _words(text, harness, provider, model)
+    return Normalised(n.attempt, text, form, n.rule, case=n.case)
 
 
 def normalise_answer(harness: str | None, text: str) -> Normalised | None:
     """Answer text that is an error posing as the answer -> Normalised, else None."""
     if len(text) > _ANSWER_MAX:
         return None  # an error posing as the answer is short
-    return _words(text, harness, None, None, answer=True)
+    return _answer_form(text, harness, None, None)
 
 
 # --- ACP ------------------------------------------------------------------------------------
@@ -428,8 +429,8 @@ def _acp(
     for text in candidates:
         if not text.strip():
             continue
-        found = _words(text, harness, provider, model, answer=False)
-        if found is not None and found.attempt.kind is not Kind.UNKNOWN:
+        found = _words(text, harness, provider, model)
+        if found.attempt.kind is not Kind.UNKNOWN:
             a = found.attempt
             if a.status is None and http_status is not None:
                 a = dataclasses.replace(a, status=http_status)
@@ -474,8 +475,8 @@ def _ironflow(
     )
     if name == "Api":
         status = _int(fields.get("status"))
-        n = _words(message, harness, provider, model, answer=False)
-        if n is not None and n.attempt.kind is not Kind.UNKNOWN:
+        n = _words(message, harness, provider, model)
+        if n.attempt.kind is not Kind.UNKNOWN:
             return Normalised(n.attempt, raw, "ironflow", n.rule, case=n.case)
         code = (_str(fields.get("code")) or "").lower()
         n = _failure(message, provider, model, form="ironflow", status=status, codes=(code,))

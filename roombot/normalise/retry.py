@@ -25,7 +25,6 @@ _IN_MESSAGE = re.compile(
     r"(?:try again|retry|retrying)(?: (?:in|after))? ?(?:about |approximately )?"
     r"(?P<num>\d+(?:\.\d+)?(?:h|ms|m|s)(?:\d+(?:\.\d+)?(?:ms|m|s))*"
     r"|\d+(?:\.\d+)? ?(?:seconds?|secs?|minutes?|mins?|hours?|milliseconds?))\b",
-    re.IGNORECASE,
 )
 _UNIT_WORDS = re.compile(r"(?P<n>\d+(?:\.\d+)?) ?(?P<u>[a-z]+)", re.IGNORECASE)
 _UNIT_SECONDS = {
@@ -110,7 +109,7 @@ def from_message(message: str) -> int | None:
     low = message.lower()
     if "retr" not in low and "try again" not in low:
         return None  # the verb every form below needs: most texts have neither
-    m = _IN_MESSAGE.search(message)
+    m = _IN_MESSAGE.search(low)  # lower-cased: the units are matched as written below
     if m is None:
         return None
     num = m.group("num")
