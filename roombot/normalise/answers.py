@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from cards import Kind
+from roombot.normalise.patterns import alternatives, group_end
 
 __all__ = ["FORMS", "AnswerForm", "canonical_harness", "forms_for"]
 
@@ -39,55 +40,26 @@ class AnswerForm:
     first: frozenset[str] | None = None  # the characters a matching message begins with
 
 
-def _branches(group: str) -> list[str]:
-    """A group's top-level alternatives."""
-    out, depth, start, i = [], 0, 0, 0
-    while i < len(group):
-        ch = group[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            out.append(group[start:i])
-            start = i + 1
-        i += 1
-    return [*out, group[start:]]
+def _union(branches: list[str]) -> frozenset[str] | None:
+    every: set[str] = set()
+    for branch in branches:
+        first = _first_chars(branch)
+        if first is None:
+            return None
+        every |= first
+    return frozenset(every)
 
 
 def _first_chars(pattern: str) -> frozenset[str] | None:
     """The characters a form's whole message can begin with, where the pattern says."""
-    top = _branches(pattern)
+    top = alternatives(pattern)
     if len(top) > 1:
-        every: set[str] = set()
-        for branch in top:
-            first = _first_chars(branch)
-            if first is None:
-                return None
-            every |= first
-        return frozenset(every)
+        return _union(top)
     if pattern.startswith("(?:"):
-        depth, i = 0, 0
-        while i < len(pattern):
-            if pattern[i] == "\\":
-                i += 2
-                continue
-            depth += {"(": 1, ")": -1}.get(pattern[i], 0)
-            if depth == 0:
-                break
-            i += 1
-        if pattern[i + 1 : i + 2] in ("?", "*", "{"):
+        i = group_end(pattern)
+        if i is None or pattern[i + 1 : i + 2] in ("?", "*", "{"):
             return None
-        out: set[str] = set()
-        for branch in _branches(pattern[3:i]):
-            first = _first_chars(branch)
-            if first is None:
-                return None
-            out |= first
-        return frozenset(out)
+        return _union(alternatives(pattern[3:i]))
     if pattern[:1] == "\\" and pattern[1:2] in "[]().*+?{}|^$\\":
         return frozenset(pattern[1])
     if pattern[:1] and pattern[:1] not in "\\[](){}.*+?|^$" and pattern[1:2] not in "?*{":

@@ -36,6 +36,7 @@ from functools import cached_property
 from roombot.normalise import rules as R
 from roombot.normalise.causes import CAUSES, EXCEPTIONS, WEAK
 from roombot.normalise.extract import names_in
+from roombot.normalise.patterns import alternatives, group_end
 from roombot.normalise.rules import Rule
 
 __all__ = ["Case", "Signals", "canonical_provider", "decide", "explain", "judge", "tiers"]
@@ -203,61 +204,14 @@ def _words(text: str, status: int | None, retry_after: int | None) -> Signals:
     return Signals(status, "", "", text, "", retry_after)
 
 
-def alternatives(pattern: str) -> list[str]:
-    """A pattern's top-level alternatives (split at `|` outside groups and classes)."""
-    out: list[str] = []
-    depth, start, i, in_class = 0, 0, 0, False
-    while i < len(pattern):
-        ch = pattern[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-        elif ch == "|" and depth == 0:
-            out.append(pattern[start:i])
-            start = i + 1
-        i += 1
-    out.append(pattern[start:])
-    return out
-
-
 _LITERAL = re.compile(r"[A-Za-z0-9_]+")
 _PREFIX = 4  # a trigger is a word's first four letters (or the whole word, if shorter)
-
-
-def _group_end(s: str) -> int | None:
-    """The index of the `)` closing the group that opens at s[0]."""
-    depth, i, in_class = 0, 0, False
-    while i < len(s):
-        ch = s[i]
-        if ch == "\\":
-            i += 2
-            continue
-        if in_class:
-            in_class = ch != "]"
-        elif ch == "[":
-            in_class = True
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return None
 
 
 def _lead(s: str) -> frozenset[str] | None:
     """The word starts (see _PREFIX) one of which a text must have for `s` to match there."""
     if s.startswith("(?:"):
-        end = _group_end(s)
+        end = group_end(s)
         if end is None:
             return None
         rest = s[end + 1 :]
@@ -410,7 +364,7 @@ def _requirements(s: str) -> list[frozenset[str]]:
                 start_next = s[i : i + 1] not in ("?", "*", "{")
             continue
         if ch in "([":
-            close = _group_end(s[i:]) if ch == "(" else (s.find("]", i + 2) - i)
+            close = group_end(s[i:]) if ch == "(" else (s.find("]", i + 2) - i)
             if close is None or close < 0:
                 return out
             body = s[i + 1 : i + close]
@@ -474,7 +428,7 @@ def _cost(need: frozenset[str]) -> tuple[int, int, int]:
 
 def _unwrapped(alternative: str) -> str:
     """An alternative without the scoped-flag group `(?-i:...)` around all of it."""
-    if alternative.startswith("(?-i:") and _group_end(alternative) == len(alternative) - 1:
+    if alternative.startswith("(?-i:") and group_end(alternative) == len(alternative) - 1:
         return alternative[5:-1]
     return alternative
 

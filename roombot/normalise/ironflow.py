@@ -135,18 +135,12 @@ def sentence(name: str, fields: dict[str, object] | object) -> str:
         said = f"rate limited by {who}" if who else "rate limited"
         if wait is not None and wait >= 0:
             said += f", retry after {wait:g} s"
-    elif name == "NoCapacity":
-        who = _name(f.get("kind"))
-        said = f"no capacity for {who}" if who else "no capacity"
-        reset = _name(f.get("next_reset"))
-        if reset:
-            said += f", next reset at {reset}"
-    elif name == "CapacityWait":
-        who = _name(f.get("kind"))
-        said = f"waiting for capacity for {who}" if who else "waiting for capacity"
-        wake = _name(f.get("wake_at"))
-        if wake:
-            said += f" until {wake}"
+    elif name in ("NoCapacity", "CapacityWait"):
+        who, when = _name(f.get("kind")), _name(f.get("next_reset") or f.get("wake_at"))
+        what = "no capacity" if name == "NoCapacity" else "waiting for capacity"
+        said = f"{what} for {who}" if who else what
+        if when:
+            said += f", next reset at {when}" if name == "NoCapacity" else f" until {when}"
     elif name == "PromptTooLarge":
         tokens, limit = _num(f.get("estimated_tokens")), _num(f.get("model_limit"))
         chars = _num(f.get("chars"))

@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from roombot.normalise.causes import CAUSES, EXCEPTIONS, WEAK
-from roombot.normalise.engine import alternatives
+from roombot.normalise.patterns import alternatives
 from roombot.normalise.rules import Rule
 from tests.normalise import accuracy
 
