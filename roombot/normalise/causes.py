@@ -155,6 +155,12 @@ CAUSES: tuple[Rule, ...] = (
             r"\bcontext limit\b",
         ),
     ),
+    # A budget of steps or of thinking is the turn's limit, not money (before the quota words).
+    rule(
+        K.MAX_TOKENS,
+        "wild/harnesses2/hermes-iteration-budget-reached-90",
+        message=any_of(r"\b(?:iteration|step|turn|thinking|reasoning) budget\b"),
+    ),
     # --- quota: credits, billing, budgets, plans ------------------------------------------------
     rule(
         K.QUOTA,
@@ -300,6 +306,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\binvalid[ _-]?(?:authorization|auth)\b",
             r"\b(?:organization|account) must be verified\b",
             r"\bdid not find\b[^.\n]{0,30}?api[ _]?key",
+            r"\bpairing required\b",
         ),
     ),
     # --- max_tokens: the output or the turn limit, not a max_tokens parameter refused -----------
@@ -342,6 +349,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:process|agent|harness|cli|subprocess|child process|acp|app-server|stdio)"
             r"\b[^.\n]{0,40}?\b(?:failed to start|startup failed|spawn failed)\b",
             r"\bfailed to spawn\b",
+            r"\bdid not become ready\b",
         ),
     ),
     # --- node_offline: the machine or runtime an agent runs on went away ------------------------
@@ -360,6 +368,7 @@ CAUSES: tuple[Rule, ...] = (
             r"expired)\b",
             r"\bno heartbeat\b",
             r"\bdid not reconnect within\b",
+            r"\bneeds? (?:to )?reconnect\b",
             r"\bgrace period\b[^.\n]{0,20}?\b(?:expired|elapsed)\b",
             r"\blost communication\b",
             r"\b(?:sandbox|runtime|container|environment|workspace)\b[^.\n]{0,60}?\b(?:was |is )?"
@@ -375,8 +384,8 @@ CAUSES: tuple[Rule, ...] = (
         K.TIMEOUT,
         "text/request-timed-out",
         message=any_of(
-            r"\btimed?[ -]?out\b(?!\s*[=:]\s*\d)",
-            r"\btimeout\b(?!\s*[=:]\s*\d)",
+            r"\btimed?[ -]?out\b(?!\s*[=:]\s*\d)(?!['\"`])",
+            r"\btimeout\b(?!\s*[=:]\s*\d)(?!['\"`])",
             r"\bdeadline[ _]exceeded\b",
             r"\bETIMEDOUT\b",
             r"\btook too long\b",
@@ -473,8 +482,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\bstream was destroyed\b",
             r"ERR_STREAM_(?:DESTROYED|WRITE_AFTER_END)",
             r"\bconnection to\b[^.\n]{0,60}?\b(?:was |has been )?lost\b",
-            r"\b(?:query|session|process|agent|pipe|channel) closed before (?:the )?"
-            r"(?:response|reply)\b",
+            r"\b(?:query|session|process|agent|pipe|channel|bridge) closed before (?:the )?"
+            r"(?:response|reply|turn)\b",
+            r"\bprocess failed\b",
             r"\b(?:process|agent|harness|cli|subprocess|child process|acp|app-server|stdio)"
             r"\b[^.\n]{0,30}?\b(?:connection|websocket|socket|pipe) (?:was )?closed\b",
             r"\bsegmentation fault\b",
@@ -509,6 +519,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\bname resolution\b",
             r"\bfetch failed\b",
             r"\bother side closed\b",
+            r"\b(?:web)?socket error\b",
+            r"\binvalid chunk\b",
             r"\btypeerror: terminated\b",
             r"\bunexpected eof\b",
             r"\bunexpected end of (?:json input|stream|data)\b",

@@ -14,14 +14,15 @@ other, and the first rule that holds in a tier decides:
                      that means something for that provider
   4. loose code      a code, type or gRPC status name found anywhere in the text,
                      read by every family's code rules
-  5. request words   causes.WEAK: words that a request was malformed ("invalid
-                     parameter", "not allowed"), and a bare "exited"
-  6. exception       causes.EXCEPTIONS: the SDK's exception class name
-  7. status          rules.BY_STATUS: the HTTP status alone
+  5. exception       causes.EXCEPTIONS: the SDK's exception class name
+  6. status          rules.BY_STATUS: the HTTP status alone
+  7. request words   causes.WEAK: words that a request was malformed ("invalid
+                     parameter", "not allowed"), and a bare "exited": they decide
+                     only where nothing else does
 
 A cause phrase beats a provider code or type, which beats an exception class,
 which beats a status (docs/kinds-by-provider.md); the generic words of a bad
-request come after the codes, since a provider's code is the better evidence.
+request come last, since a code, a class or a status is the better evidence.
 Tables are built once per (shape, provider) and cached.
 """
 
@@ -689,9 +690,9 @@ TIER_NAMES = (
     "cause phrase",
     "provider code",
     "loose code",
-    "request words",
     "exception",
     "status",
+    "request words",
 )
 
 
@@ -720,19 +721,19 @@ def _tiers(case: Case, anchored: bool) -> Iterator[tuple[str, Rule | None]]:
         for code in (*case.codes, *grpc)
     )
     yield TIER_NAMES[3], next((r for r in loose if r is not None), None)
-    if anchored:
-        weak = decide(WEAK, sig, anchored=True)
-    else:
-        weak = _phrase(_WEAK, texts, lows, words, sig) if texts else None
-    yield TIER_NAMES[4], weak
     # In the table's order, not the text's: "litellm.BadRequestError:
     # litellm.ContentPolicyViolationError" is the more specific class's.
     classes = frozenset(exceptions)
     found = next((r for r in EXCEPTIONS if r.code & classes), None) if classes else None
-    yield TIER_NAMES[5], found
+    yield TIER_NAMES[4], found
+    if anchored:
+        # Confirming a provider's sentence: its words must decide, before any status.
+        yield TIER_NAMES[6], decide(WEAK, sig, anchored=True)
     status = case.status
     said = _words(case.sentence or case.haystack, status, None)
-    yield TIER_NAMES[6], decide(R.BY_STATUS, said) if status is not None else None
+    yield TIER_NAMES[5], decide(R.BY_STATUS, said) if status is not None else None
+    if not anchored:
+        yield TIER_NAMES[6], _phrase(_WEAK, texts, lows, words, sig) if texts else None
 
 
 def judge(case: Case, *, anchored: bool = False) -> Rule | None:

@@ -394,6 +394,17 @@ def normalise_answer(harness: str | None, text: str) -> Normalised | None:
 # --- ACP ------------------------------------------------------------------------------------
 
 
+def _data_status(data: object) -> int | None:
+    """An HTTP status a JSON-RPC error's data states at its top level."""
+    if not isinstance(data, Mapping):
+        return None
+    for key in ("status", "statusCode", "status_code", "httpStatus", "http_status"):
+        value = _int(data.get(key))
+        if value is not None and 100 <= value <= 599:
+            return value
+    return None
+
+
 def _acp(
     acp: Mapping[str, object], harness: str | None, provider: str | None, model: str | None
 ) -> Normalised:
@@ -424,8 +435,9 @@ def _acp(
         out: list[str] = []
         strings(data, out)
         candidates.extend(out[:8])
-    # Gemini CLI answers with the provider's HTTP status as the JSON-RPC code.
-    http_status = code if code is not None and 100 <= code <= 599 else None
+    # Gemini CLI answers with the provider's HTTP status as the JSON-RPC code; other
+    # harnesses put it in the data ({"status": 429}, {"statusCode": 503}).
+    http_status = code if code is not None and 100 <= code <= 599 else _data_status(data)
     for text in candidates:
         if not text.strip():
             continue
@@ -434,6 +446,8 @@ def _acp(
             a = found.attempt
             if a.status is None and http_status is not None:
                 a = dataclasses.replace(a, status=http_status)
+            if text is not said and text.endswith(f": {a.status}") and said.strip():
+                a = dataclasses.replace(a, message=said)  # "statusCode: 503" is no sentence
             return Normalised(a, raw, "acp", found.rule, case=found.case)
     if isinstance(data, Mapping | list):
         # The data's codes and status (no sentence of their own): "Rate limit exceeded" with

@@ -49,13 +49,13 @@ def causes_section() -> str:
         "",
         *_phrase_table(CAUSES),
         "",
-        "Request words (the fifth tier, after the codes), searched the same way:",
+        "Request words (the last tier, after the status), searched the same way:",
         "",
         *_phrase_table(WEAK),
     ]
     out += [
         "",
-        "Exception classes (the sixth tier), tried in this order:",
+        "Exception classes (the fifth tier), tried in this order:",
         "",
         "| kind | classes | example |",
         "|---|---|---|",

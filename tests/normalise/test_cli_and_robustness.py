@@ -85,9 +85,9 @@ def test_cli_stop_reason_and_explain() -> None:
         "cause phrase",
         "provider code",
         "loose code",
-        "request words",
         "exception",
         "status",
+        "request words",
     ]
     # The phrase decided; the status alone would have said the same.
     assert got["explain"]["rule"] == tiers["cause phrase"] is not None
