@@ -1,4 +1,4 @@
-"""The engine's fast path for cause phrases reads every text exactly as the phrases say.
+"""The fast path for cause phrases (phrases.py) reads every text exactly as the phrases say.
 
 Each alternative of causes.CAUSES is tried only on texts whose words have one of its
 triggers, lower-cased and with a leading `\\b` checked by hand: these tests hold that
@@ -12,7 +12,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roombot.normalise import engine
+from roombot.normalise import phrases
 from tests.normalise.entries import failures, real_answers
 
 
@@ -30,13 +30,13 @@ def _texts() -> list[str]:
 
 
 TEXTS = _texts()
-REFERENCE = [re.compile(p.source, re.IGNORECASE) for p in engine.phrases()]
+REFERENCE = [re.compile(p.source, re.IGNORECASE) for p in phrases.phrases()]
 
 
 def _agrees(text: str) -> None:
-    low = engine.lowered(text)
-    index = engine.word_index(text.lower())
-    for p, ref in zip(engine.phrases(), REFERENCE, strict=True):
+    low = phrases.lowered(text)
+    index = phrases.word_index(text.lower())
+    for p, ref in zip(phrases.phrases(), REFERENCE, strict=True):
         want = ref.search(text) is not None
         if want:
             assert p.triggers is None or p.triggers & index, (p.source, text[:200])
@@ -54,7 +54,7 @@ def test_every_phrase_finds_what_it_says_on_every_corpus_text() -> None:
 
 def test_most_phrases_have_a_trigger() -> None:
     """Alternatives with no trigger run on every text; keep them few (and literal-led)."""
-    always = [p.source for p in engine.phrases() if p.triggers is None]
+    always = [p.source for p in phrases.phrases() if p.triggers is None]
     assert len(always) <= 16, always
 
 
