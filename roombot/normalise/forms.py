@@ -135,6 +135,7 @@ def normalise(
     """One `error` form -> Normalised. Never raises on any mapping."""
     provider = canonical_provider(provider or _str(error.get("provider")))
     model = model or _str(error.get("model"))
+    # A failure's JSON: the keys present say the form (a missing one is None, cheap to test).
     if "status" in error:
         return _http(
             _int(error.get("status")),
@@ -144,21 +145,21 @@ def normalise(
             model,
         )
     acp = error.get("acp")
-    if isinstance(acp, Mapping):
+    if acp is not None and isinstance(acp, Mapping):
         return _acp(acp, harness, provider, model)
     if "ironflow" in error:
         return _ironflow(error.get("ironflow"), harness, provider, model)
     ex = error.get("exit")
-    if isinstance(ex, Mapping):
+    if ex is not None and isinstance(ex, Mapping):
         return _exit(ex, provider, model)
     report = error.get("report")
-    if isinstance(report, Mapping):
+    if report is not None and isinstance(report, Mapping):
         return _report(report, harness, provider, model)
     stop = error.get("stop_reason")
     if isinstance(stop, str):
         return _stop(stop, provider, model)
     offline = error.get("offline")
-    if isinstance(offline, Mapping):
+    if offline is not None and isinstance(offline, Mapping):
         return _offline(offline, provider, model)
     text = error.get("text")
     if isinstance(text, str):
