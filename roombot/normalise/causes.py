@@ -65,6 +65,8 @@ CAUSES: tuple[Rule, ...] = (
             r"prohibited[ _]?content",
             r"(?-i:\b(?:BLOCKLIST|SPII|IMAGE_SAFETY|RECITATION|SAFETY)\b)",
             r"\bstop_?reason\W{1,4}refusal\b",
+            r"\bfinish[ _]?reason\W{1,4}(?:3|4|safety|recitation|other|prohibited_content|"
+            r"blocklist|spii)\b",
             r"\brefusal\b",
             r"\bdeclined to (?:respond|answer)\b",
             r"\binappropriate content\b",
@@ -156,6 +158,11 @@ CAUSES: tuple[Rule, ...] = (
             r"context|allowed)\b",
             r"\bexceeds? (?:the )?(?:maximum )?token limit\b",
             r"\byou requested [\d,]+ tokens\b",
+            r"\btokens\W{1,3}\+\W{1,3}max_new_tokens\b",
+            r"\brequested [\d,]+ tokens\b[^.\n]{0,40}?\bmax\b",
+            r"\btokens per request\b",
+            r"\bsubmitted (?:was |is )?too long\b",
+            r"\bsession token limit\b",
             r"\b(?:prompt|input|conversation) (?:is |was )?too large\b",
             r"\b(?:input|prompt)\b[^.\n]{0,40}?\bexceeds? (?:the )?(?:maximum|max|limit)\b",
             r"\binput length\b[^\n]{0,40}?\b(?:should be|must be|exceed\w*|range|limit)\b",
@@ -184,6 +191,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\btop[ -]?up\b",
             r"\brecharge\b",
             r"\bgood standing\b",
+            r"\b(?:do|does|did) not have enough (?:\w+ )?(?:credits?|quota|balance|funds)\b",
+            r"\bend of (?:\w+ )?quota\b",
             r"\b(?:buy|purchase|add) (?:more )?(?:credits|funds)\b",
             r"\barrear\w*",
             # insufficient balance, in arrears, recharge (Chinese providers' own words)
@@ -220,11 +229,12 @@ CAUSES: tuple[Rule, ...] = (
             r"\bhours? limit\b",
             r"\bsession limit\b",
             r"\b(?:hit|reached) your (?!rate)(?:\w+ )?limits?\b",
+            r"\b(?:have |has )?reached the limit\b",
             r"\bout of (?:extra )?usage\b",
             r"\bextra[ -]usage\b",
             r"\busage (?:exceeded|exhausted)\b",
             r"\bplan(?:'s)? (?:limit|quota)s?\b",
-            r"\bupgrade (?:to|your) (?:\w+ )?(?:plan|plus|pro|max)\b",
+            r"\bupgrade (?:to|your) (?:\w+ ){0,2}(?:plan|plus|pro|max)\b",
             r"/upgrade\b",
             r"\blimit reached\b[^\n]{0,40}?\bresets?\b",
             r"\bkey limit exceeded\b",
@@ -257,6 +267,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bmodel[_ ]not[_ ]found\b",
             r"\bno such model\b",
             r"\bno endpoints found that support\b",
+            r"\binvalid schema\b",
             r"\bnot a valid model\b",
             r"\bmodel\b[^\n]{0,80}?\b(?:(?:does|may) not exist|not found|is not a valid|"
             r"is not supported (?:when|with|by|for|in)|"
@@ -318,6 +329,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:organization|account) must be verified\b",
             r"\bdid not find\b[^.\n]{0,30}?api[ _]?key",
             r"\bpairing required\b",
+            r"\bno valid (?:\w+ ){0,3}(?:token|credentials?|api key|session)\b",
+            r"\bauth login\b",
         ),
     ),
     # --- max_tokens: the output or the turn limit, not a max_tokens parameter refused -----------
@@ -345,6 +358,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:max|maximum) (?:iterations|steps|turns)\b",
             r"\bincomplete_details\W{1,12}reason\W{1,5}max_output_tokens\b",
             r"\bout of output tokens\b",
+            r"\biteration limit\b",
+            r"\bafter \d+ tool calls\b",
+            r"\bfinish[ _]?reason\W{1,4}2\b",
             r"\bmaximum number of (?:\w+ ){0,2}(?:calls|rounds|turns|steps)\b",
             r"\bresponse (?:was |is )?too long\b",
             r"\b(?:hit|reached) the (?:\w+ )?length limit\b",
@@ -367,6 +383,18 @@ CAUSES: tuple[Rule, ...] = (
             r"\bdid not become ready\b",
         ),
     ),
+    # --- a connect that timed out never reached the provider (before "timed out") -------------
+    rule(
+        K.PROVIDER_UNAVAILABLE,
+        "wild/network2/undici-fetch-failed-connect-timeout-cause",
+        message=any_of(
+            r"\bconnect(?:ion)?[ _-]?time[ _-]?out\b",
+            r"ConnectTimeout",
+            r"\bconnect ETIMEDOUT\b",
+            r"\btimed out (?:while )?connecting\b",
+            r"\bcould not establish (?:a )?(?:tcp )?connection\b",
+        ),
+    ),
     # --- node_offline: the machine or runtime an agent runs on went away ------------------------
     rule(
         K.NODE_OFFLINE,
@@ -379,6 +407,9 @@ CAUSES: tuple[Rule, ...] = (
             r"lost communication|stopped responding|not responding|not connected|"
             r"did not reconnect|failed to reconnect|(?:is )?taking too long to connect|crashed|"
             r"has exited|unreachable)\b",
+            r"\b(?:sandbox|runtime|container|workspace|environment|node|worker|runner|daemon|"
+            r"machine)\b[^.\n]{0,60}?\b(?:is |was )?(?:unavailable|unhealthy|(?:has |have |may "
+            r"have )?(?:already )?shut down)\b",
             r"\bheartbeats?\b[^.\n]{0,40}?\b(?:missed|lost|timed? ?out|stopped|not received|"
             r"expired)\b",
             r"\bno heartbeat\b",
@@ -399,8 +430,8 @@ CAUSES: tuple[Rule, ...] = (
         K.TIMEOUT,
         "text/request-timed-out",
         message=any_of(
-            r"\btimed?[ -]?out\b(?!\s*[=:]\s*\d)(?!['\"`])",
-            r"\btimeout\b(?!\s*[=:]\s*\d)(?!['\"`])",
+            r"\btimed?[ -]?out\b(?!\s*[=:]\s*\d)",
+            r"\btimeout\b(?<!['\"`]timeout)(?!\s*[=:]\s*\d)",
             r"\bdeadline[ _]exceeded\b",
             r"\bETIMEDOUT\b",
             r"\bESOCKETTIMEDOUT\b",
@@ -476,6 +507,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bKeyboardInterrupt\b",
             r"\bAbortError\b",
             r"\babort requested\b",
+            "\u5df2\u53d6\u6d88",  # "cancelled"
             r"\bctrl-?c\b",
             r"\bcancell?ed\b",
             r"\babort(?:ed|ing)\b",
@@ -510,6 +542,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bprocess stdin\b",
             r"\breturned non-zero exit status\b",
             r"\bnon-zero exit (?:code|status)\b",
+            r"\b(?:failure|return) code\b[: ]{0,2}-?\d+",
             r"\bis not recognized as an internal or external command\b",
             r"\bcannot find module\b",
             r"\b(?:process|agent|harness|cli|subprocess|child process|acp|app-server|stdio)"
@@ -547,6 +580,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bfetch failed\b",
             r"\bother side closed\b",
             r"\berror communicating with\b",
+            r"\buse of closed network connection\b",
             r"\bname or service not known\b",
             r"\bnodename nor servname\b",
             r"\bno route to host\b",

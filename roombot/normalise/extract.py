@@ -215,6 +215,8 @@ _STATUS_WORDS: tuple[re.Pattern[str], ...] = (
         r"(?:(?:error|exception|\bfailed|\bfailure|\bunexpected status)\W{0,3}|\(|\[)"
         r"([1-5]\d\d)(?= [{\[a-z]|[.:,)\]]|$)"
     ),
+    # a status that ends the text after a colon: "Failed to list models: 403"
+    re.compile(r": ([1-5]\d\d)\s*$"),
     # a status at the very start: "429 {...}", "503 UNAVAILABLE. {...}"
     re.compile(r"^\W{0,4}([1-5]\d\d)(?= [{\[a-z(]|:|$)"),
 )
