@@ -2,10 +2,14 @@
 
 Pure functions, no I/O. The turn rules call `classify` and `classify_answer`;
 `normalise_full` also hands back the raw text and the deciding rule (each
-rule is traceable to its corpus example). How it is built: `rules` holds the
-per-provider tables (data), `engine` the matcher, `bodies` reads a provider's
-body, `answers` the harness error-as-answer forms, `forms` each error form.
-docs/error-forms.md and docs/kinds-by-provider.md describe the inputs and signals.
+rule is traceable to its corpus example). How it is built: `forms` reads each
+error form; `extract` finds what a wrapped text holds (bodies, codes, statuses,
+exception classes, the provider's sentence); `bodies` reads a provider's body;
+`rules` (per-provider tables) and `causes` (cause phrases, request words,
+exception classes) are the data; `engine` applies the precedence, with
+`phrases` as its fast path for the phrase tables and `patterns` reading their
+sources; `answers` holds the harness error-as-answer forms. docs/error-forms.md
+and docs/kinds-by-provider.md describe the inputs and signals.
 """
 
 from __future__ import annotations
