@@ -401,7 +401,7 @@ CAUSES: tuple[Rule, ...] = (
         "wild/agents/multica-daemon-offline-label",
         message=any_of(
             r"\b(?:runtime|node|worker|daemon|machine|runner|device|environment|workspace|sandbox|"
-            r"container|host agent|agents?|remote|desktop|gateway|hub)"
+            r"container|host agent|agents?|remote|desktop|gateway|hub|owner|rpc)"
             r"\b[^.\n]{0,80}?\b(?:went offline|is offline|(?:went|gone|now|appears|is) offline|"
             r"offline or (?:has )?disconnected|(?:has |is )?disconnected|lost connection|"
             r"lost communication|stopped responding|not responding|not connected|"
@@ -420,7 +420,10 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:sandbox|runtime|container|environment|workspace)\b[^.\n]{0,60}?\b(?:was |is )?"
             r"not found\b",
             r"\b(?:failed to|could not|cannot|unable to) connect to\b[^.\n]{0,40}?\b(?:desktop|"
-            r"gateway|daemon|runtime|node|worker|runner|host agent)\b",
+            r"gateway|daemon|runtime|node|worker|runner|host agent|remote|extension host|"
+            r"environment|sandbox|workspace|bridge)\b",
+            r"\b(?:gateway|bridge|relay|hub) (?:connection )?closed\b",
+            r"\bnever connected\b",
             r"\boffline\b",
             "\u79bb\u7ebf",  # offline
         ),
