@@ -35,9 +35,16 @@ __all__ = ["CAUSES", "EXCEPTIONS", "WEAK"]
 K = Kind
 
 
+# A gap within one sentence is written `[^.\n]`; it also crosses a dot inside a word, since
+# host names, versions and file names (api.anthropic.com, gpt-4.1, config.json) sit inside
+# the sentences that name a cause. A dot before a space or the end still ends a sentence.
+_GAP_AS_WRITTEN = "[^.\\n]"
+_GAP = "(?:[^.\\n]|\\.(?=\\w))"
+
+
 def any_of(*phrases: str) -> str:
     """One pattern from its alternatives (the engine splits them again, one search each)."""
-    return "|".join(phrases)
+    return "|".join(phrases).replace(_GAP_AS_WRITTEN, _GAP)
 
 
 CAUSES: tuple[Rule, ...] = (
