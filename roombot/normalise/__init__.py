@@ -4,7 +4,8 @@ Pure functions, no I/O. The turn rules call `classify` and `classify_answer`;
 `normalise_full` also hands back the raw text and the deciding rule (each
 rule is traceable to its corpus example). How it is built: `forms` reads each
 error form; `extract` finds what a wrapped text holds (bodies, codes, statuses,
-exception classes, the provider's sentence); `bodies` reads a provider's body;
+exception classes, the provider's sentence), with `pyliteral` reading the Python
+reprs SDKs print; `bodies` reads a provider's body;
 `rules` (per-provider tables) and `causes` (cause phrases, request words,
 exception classes) are the data; `engine` applies the precedence, with
 `phrases` as its fast path for the phrase tables and `patterns` reading their

@@ -7,7 +7,8 @@ Python dict repr instead of JSON, a body inside a sentence, JSON inside a JSON
 string, a stack trace. `extract(text)` looks through all of it and returns:
 
   values      every embedded JSON value and Python literal (balanced brackets;
-              JSON first, then a safe literal parse), JSON inside strings unwrapped
+              JSON first, then a safe literal parse: pyliteral), JSON inside
+              strings unwrapped
   codes       every `code`, `type`, `status`, `reason`, ... string found at any depth
               (and, from `names_in`, the gRPC status names written in the words)
   status      the HTTP status a body states, else one the words state
@@ -25,10 +26,11 @@ exception. Only the first 32 KiB and the last 8 KiB of a longer text are read
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 from dataclasses import dataclass
+
+from roombot.normalise import pyliteral
 
 __all__ = ["Evidence", "extract", "find_values", "names_in", "window"]
 
@@ -37,7 +39,7 @@ TAIL = 8192
 _MAX_VALUES = 8  # embedded values kept per text
 _MAX_TRIES = 24  # opening brackets tried per text
 _MAX_SCAN = 65536  # characters the literal scanner may visit per text, all tries together
-_MAX_LITERAL = 16384  # the longest Python literal handed to ast.literal_eval
+_MAX_LITERAL = 16384  # the longest Python literal read (pyliteral.read)
 _MAX_DEPTH = 64  # bracket depth a literal may have
 _MAX_NODES = 400  # nodes visited when collecting fields
 _UNWRAP_DEPTH = 3  # JSON inside JSON strings, this many levels
@@ -85,16 +87,6 @@ def _literal_end(text: str, start: int, budget: list[int]) -> int | None:
     return None
 
 
-_MISSING = object()
-
-
-def _literal(source: str) -> object:
-    try:
-        return ast.literal_eval(source)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return _MISSING
-
-
 def find_values(text: str) -> list[object]:
     """Every JSON value or Python literal (a dict or a list) embedded in the text, in order."""
     return [v for v, _ in _find(text)]
@@ -110,14 +102,14 @@ def _find(text: str) -> list[tuple[object, int]]:
         if m is None or len(found) >= _MAX_VALUES:
             break
         start = m.start()
-        value: object = _MISSING
+        value: object = pyliteral.MISSING
         end = start + 1
         try:
             value, end = _DECODER.raw_decode(text, start)
         except (ValueError, RecursionError):
             stop = _literal_end(text, start, budget)
             if stop is not None:
-                value, end = _literal(text[start:stop]), stop
+                value, end = pyliteral.read(text[start:stop]), stop
         if isinstance(value, dict | list) and value:
             found.append((value, start))
             pos = end

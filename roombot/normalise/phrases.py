@@ -395,9 +395,9 @@ class _Table:
     always: frozenset[int]  # alternatives with no trigger: tried on every text
     by_trigger: dict[bytes, frozenset[int]]
     words: tuple[frozenset[bytes], ...]  # each phrase's words, for a check without lookups
-    groups: tuple[tuple[frozenset[bytes], ...], ...]
     literals: tuple[str, ...]
     trigger_words: frozenset[bytes]  # every trigger (the keys of by_trigger)
+    conditional: frozenset[int]  # alternatives with word groups or a delay (see _holds)
 
 
 def _table(rules: tuple[Rule, ...]) -> _Table:
@@ -417,9 +417,13 @@ def _table(rules: tuple[Rule, ...]) -> _Table:
             for w in words
         },
         tuple(p.words for p in flat),
-        tuple(p.groups for p in flat),
         tuple(p.literal for p in flat),
         frozenset(words),
+        frozenset(
+            i
+            for i, p in enumerate(flat)
+            if p.groups or p.rule.min_retry is not None or p.rule.max_retry is not None
+        ),
     )
 
 
@@ -495,23 +499,32 @@ def first_match(table: _Table, prepared: Prepared, retry_after: int | None) -> R
     by_trigger = table.by_trigger
     for t in index & table.trigger_words:
         found.update(by_trigger[t])
-    order = sorted(found)
-    phrases_, words_of, groups = table.phrases, table.words, table.groups
+    if not found:
+        return None
+    # What does not depend on which text is read is checked once: every word an
+    # alternative must contain has to be there, not only its trigger, and its delay.
+    words_of, phrases_ = table.words, table.phrases
+    order = [i for i in sorted(found) if words_of[i] <= index]
+    conditional = table.conditional
+    if not conditional.isdisjoint(order):
+        order = [
+            i for i in order if i not in conditional or _holds(phrases_[i], index, retry_after)
+        ]
     for text, low in zip(prepared.texts, prepared.lows, strict=True):
         for i in order:
-            # Every word an alternative must contain has to be there, not only its trigger.
-            if not words_of[i] <= index:
-                continue
-            if groups[i] and not all(not g.isdisjoint(index) for g in groups[i]):
-                continue
             p = phrases_[i]
-            r = p.rule
-            if r.min_retry is not None and (retry_after is None or retry_after < r.min_retry):
-                continue
-            if r.max_retry is not None and (retry_after is None or retry_after > r.max_retry):
-                continue
             if p.literal and low and p.literal not in low:
                 continue
             if p.search(text, low):
-                return r
+                return p.rule
     return None
+
+
+def _holds(p: _Phrase, index: set[bytes], retry_after: int | None) -> bool:
+    """An alternative's conditions besides its words: one of each group, and the delay."""
+    if p.groups and not all(not g.isdisjoint(index) for g in p.groups):
+        return False
+    r = p.rule
+    if r.min_retry is not None and (retry_after is None or retry_after < r.min_retry):
+        return False
+    return r.max_retry is None or (retry_after is not None and retry_after <= r.max_retry)

@@ -30,6 +30,7 @@ def hostile() -> dict[str, str]:
         "words without end": _fill("a "),
         "one long word": _fill("overloaded"),
         "statuses": _fill("Error: 429 status 500 HTTP 503 "),
+        "digits in a repr": _fill("{'n': " + "1" * 40 + "x} "),
         "prefixes": _fill("Error: API Error: litellm.RateLimitError: "),
         "urls": _fill("https://example.com/a/b?c=d "),
         "stack frames": _fill("\n    at f (file.js:1:2)"),
