@@ -286,6 +286,16 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:string|value|field|name|description) (?:is )?too long\b",
         ),
     ),
+    # --- a TLS handshake that never finished: the words of a login around it are only the stage --
+    rule(
+        K.PROVIDER_UNAVAILABLE,
+        "wild/harvest_lifecycle/gemini-cli-signin-tls-socket-disconnected",
+        message=any_of(
+            r"\bbefore (?:a )?secure TLS connection\b",
+            r"\bhandshake (?:failed|failure)\b",
+            r"\bcertificate verify failed\b",
+        ),
+    ),
     # --- auth -----------------------------------------------------------------------------------
     rule(
         K.AUTH,
@@ -295,13 +305,15 @@ CAUSES: tuple[Rule, ...] = (
             r"[^.\n]{0,12}?\b(?:api[ _-]keys?|apikeys?)\b",
             r"\bno (?:api[ _-]keys?|apikeys?)\b",
             r"\b(?:api[ _-]keys?|apikeys?)\b[^.\n]{0,20}?\b(?:not valid|invalid|expired|missing|"
-            r"required|not found|not provided|is not set|not set|revoked|disabled)\b",
+            r"required|not found|not provided|is not set|not set|revoked|disabled|must be set|"
+            r"must be provided)\b",
             r"\bAPI_KEY_(?:INVALID|EXPIRED)\b",
             r"\bunauthori[sz]ed\b",
             r"\bunauthenticated\b",
             r"\bnot authenticated\b",
             r"\bauthenticat\w*\b[^.\n]{0,20}?\b(?:failed|required|error|invalid)\b",
-            r"\bfailed to (?:authenticate|sign in|log ?in|refresh)\b",
+            r"\bfailed to (?:authenticate|sign in|log ?in)\b",
+            r"\bfailed to refresh (?:\w+ ){0,2}(?:token|credentials?|session|login|auth\w*)s?\b",
             r"\brequires? (?:\w+ ){0,2}authentication\b",
             r"\bauth(?:entication)? method\b",
             r"\b(?:invalid|expired|revoked|missing)\b[^.\n]{0,12}?\b(?:access |auth |oauth |"
@@ -323,13 +335,15 @@ CAUSES: tuple[Rule, ...] = (
             r"\boauth\b[^.\n]{0,30}?\b(?:expired|revoked|invalid|failed|error)\b",
             r"\b(?:country|region|territory|location)\b[^.\n]{0,20}?\bnot supported\b",
             r"\binvalid[ _-]?(?:credentials|authentication)\b",
+            r"\b(?:missing|no|expired|bad) credentials\b",
+            r"\btoken (?:exchange|refresh)\b[^.\n]{0,20}?\bfail",
             r"\bcredentials?\b[^.\n]{0,20}?\b(?:invalid|expired|missing|not found|"
             r"could not be loaded)\b",
             r"\b(?:disabled|suspended|deactivated) (?:organization|account)\b",
             r"\b(?:organization|account) (?:has been |is )?(?:disabled|suspended|deactivated|"
             r"restricted|banned|blocked)\b",
             r"\bhas disabled\b[^.\n]{0,40}?\baccess\b",
-            r"\baccess (?:has been |was )?(?:terminated|revoked|suspended)\b",
+            r"\baccess (?:has been |was |is )?(?:terminated|revoked|suspended|paused)\b",
             r"\bbearer\b[^.\n]{0,20}?\b(?:missing|invalid|required|expired)\b",
             r"\bsignature\b[^.\n]{0,40}?\b(?:does not match|invalid|expired)\b",
             r"\binvalid[ _-]?(?:authorization|auth)\b",
@@ -356,8 +370,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\btoken limit\b[^.\n]{0,20}?\b(?:reached|hit)\b",
             r"\bhit a token limit\b",
             r"\boutput limit\b",
-            r"\b(?:max|maximum)[ _-](?:\w+ )?(?:turns?|iterations?|steps)\b[^.\n]{0,20}?"
-            r"\b(?:reached|exceeded|hit)\b",
+            r"\b(?:max|maximum)[ _-](?:\w+ )?(?:turns?|iterations?|steps|tool calls|actions)\b"
+            r"[^.\n]{0,20}?\b(?:reached|exceeded|hit)\b",
             r"\b(?:reached|hit|exceeded) (?:the )?max(?:imum)? (?:number of )?(?:\w+ )?(?:turns|"
             r"iterations?|steps)\b",
             r"\bmax_turn_requests\b",
@@ -368,7 +382,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\biteration limit\b",
             r"\bafter \d+ tool calls\b",
             r"\bfinish[ _]?reason\W{1,4}2\b",
-            r"\bmaximum number of (?:\w+ ){0,2}(?:calls|rounds|turns|steps)\b",
+            r"\bmaximum number of (?:\w+ ){0,2}(?:calls|rounds|turns|steps|actions|iterations)\b",
+            # pydantic-ai's UsageLimitExceeded names the cap it hit
+            r"\b(?:request|tool_calls|output_tokens|response_tokens)_limit\b",
             r"\bresponse (?:was |is )?too long\b",
             r"\b(?:hit|reached) the (?:\w+ )?length limit\b",
             r"\bturn limit\b",
@@ -418,7 +434,7 @@ CAUSES: tuple[Rule, ...] = (
             r"machine)\b[^.\n]{0,60}?\b(?:is |was )?(?:unavailable|unhealthy|(?:has |have |may "
             r"have )?(?:already )?shut down)\b",
             r"\bheartbeats?\b[^.\n]{0,40}?\b(?:missed|lost|timed? ?out|stopped|not received|"
-            r"expired)\b",
+            r"expired|dropped|failed)\b",
             r"\bno heartbeat\b",
             r"\bdid not reconnect within\b",
             r"\bneeds? (?:to )?reconnect\b",
@@ -431,6 +447,8 @@ CAUSES: tuple[Rule, ...] = (
             r"environment|sandbox|workspace|bridge)\b",
             r"\b(?:gateway|bridge|relay|hub) (?:connection )?closed\b",
             r"\bnever connected\b",
+            r"\bno (?:sandbox|runtime|container|workspace) (?:was )?found\b",
+            r"\bnode connection (?:failed|lost|closed)\b",
             r"\boffline\b",
             "\u79bb\u7ebf",  # offline
         ),
@@ -482,6 +500,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bfailed to load (?:the )?model\b",
             r"\berror loading model\b",
             r"\bunable to process (?:your|the) request\b",
+            r"\bdegraded\b",
         ),
     ),
     # --- 5xx words (after "timed out": a 5xx that timed out is the timeout) ---------------------
@@ -489,12 +508,22 @@ CAUSES: tuple[Rule, ...] = (
         K.PROVIDER_UNAVAILABLE,
         "opencode/server-had-an-error",
         message=any_of(
-            r"\binternal server error\b",
+            r"\binternal[ _]server[ _]error\b",
             r"\bbad gateway\b",
             r"\bserver[ _]error\b",
             r"\bserver had an error\b",
             r"\bupstream\b[^.\n]{0,20}?\b(?:error|unavailable|connect)",
             r"\bunavailable\b",
+        ),
+    ),
+    # --- a process that crashed is no cancellation ("Aborted (core dumped)" is SIGABRT) ---------
+    rule(
+        K.HARNESS_EXITED,
+        "wild/harvest_agents/hermes-oneshot-aborted-core-dumped",
+        message=any_of(
+            r"\bcore dumped\b",
+            r"\bsegmentation fault\b",
+            r"(?-i:\b(?:SIGKILL|SIGSEGV|SIGABRT|SIGBUS)\b)",
         ),
     ),
     # --- a connection the server dropped is no cancellation -------------------------------------
@@ -534,7 +563,7 @@ CAUSES: tuple[Rule, ...] = (
             r"is not (?:available|running))\b",
             r"\b(?:exited|terminated|shut down|closed|stopped) (?:unexpectedly|prematurely|"
             r"abnormally)\b",
-            r"\bexit(?:ed)? \(?(?:with )?(?:exit )?(?:code|status)\b[: =]{0,2}-?\d+",
+            r"\bexit(?:ed)? \(?(?:with )?(?:exit )?(?:code|status)\b[: =]{0,2}(?:some\()?-?\d+",
             r"\bexited with\b",
             r"\bcommand not found\b",
             r"\bspawn\b[^\n]{0,80}?\bE[A-Z]{3,}\b",
@@ -551,7 +580,10 @@ CAUSES: tuple[Rule, ...] = (
             r"\bprocess ?transport closed\b",
             r"\bprocess stdin\b",
             r"\breturned non-zero exit status\b",
-            r"\bnon-zero exit (?:code|status)\b",
+            r"\bnon-?zero exit\b",
+            r"\bbackend (?:process )?(?:stopped|exited|crashed|died)\b",
+            r"\b(?:internal ?agent ?died|agent (?:has )?died)\b",
+            r"(?-i:\b\d+ Killed\b)",  # bash reports a job killed by a signal as "<pid> Killed"
             r"\b(?:failure|return) code\b[: ]{0,2}-?\d+",
             r"\bis not recognized as an internal or external command\b",
             r"\bcannot find module\b",
@@ -610,7 +642,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:failed|unable) to connect\b",
             r"\bcould not (?:connect|resolve|reach)\b",
             r"\bcannot connect\b",
-            r"\bnetwork (?:error|is unreachable|request failed|connection lost)\b",
+            r"\bnetwork[ _](?:error|is unreachable|request failed|connection lost)\b",
             r"\bEHOSTUNREACH\b",
             r"\bENETUNREACH\b",
             r"\bmax retries exceeded with url\b",
@@ -622,6 +654,10 @@ CAUSES: tuple[Rule, ...] = (
             r"prematurely)",
             r"\bdisconnected\b",
             r"\bpremature close\b",
+            r"\b(?:reconnecting|re-connecting)\b",
+            # HTTP/2: the server reset the stream (RST_STREAM) mid-answer
+            r"\breceived from peer\b",
+            r"(?-i:\bRST_STREAM\b)",
             r"\bpremature end\b",
             r"\berror sending request\b",
             r"\bcertificate\b[^.\n]{0,30}?\b(?:verify|verification|expired|invalid|failed)\b",
@@ -664,6 +700,7 @@ WEAK: tuple[Rule, ...] = (
             r"\b(?:could not|failed to|unable to) (?:parse|decode|deserialize)\b",
             r"\bparse error\b",
             r"\bcannot specify both\b",
+            r"\bmust (?:provide|specify)\b",
             r"\bmutually exclusive\b",
             r"\bmust alternate\b",
             r"\bunexpected token\b",
@@ -671,7 +708,7 @@ WEAK: tuple[Rule, ...] = (
             r"\bdoes not match\b",
             r"\bmissing (?:required )?(?:parameter|field|argument|property|key)s?\b",
             r"\b(?:cannot|can't|must not|should not) be empty\b",
-            r"\b(?:payload|request entity|file|image|body) (?:is )?too large\b",
+            r"\b(?:payload|request entity|request|file|image|body) (?:is )?too large\b",
             r"\binput should be\b",
             r"\bdoes not support\b",
             r"\btool_use\b[^.\n]{0,80}?\btool_result\b",
@@ -742,6 +779,7 @@ EXCEPTIONS: tuple[Rule, ...] = (
             "clientconnectorerror",
             "serverdisconnectederror",
             "remoteprotocolerror",
+            "readerror",
             "serviceunavailableerror",
             "serviceunavailable",
             "internalservererror",

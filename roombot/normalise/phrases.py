@@ -75,8 +75,10 @@ _SEPARATORS = frozenset(" _-.,:;/=)'\"")
 
 def _word_ends(after: str) -> bool:
     """Whether what follows a literal in a pattern must end the word (for word_index)."""
-    if after == "" or after.startswith("\\b") or after[0] in _SEPARATORS:
+    if after == "" or after.startswith("\\b"):
         return True
+    if after[0] in _SEPARATORS:
+        return after[1:2] not in ("?", "*", "{")  # "log ?in" may be the one word "login"
     if after.startswith("[") and "]" in after[1:]:
         end = after.index("]", 1)
         chars = after[1:end]
