@@ -64,13 +64,41 @@ def _string(literal: str) -> str:
     return '"' + _ESCAPE.sub(_escape, body) + '"'
 
 
+class _Refused(Exception):
+    """Python would refuse this source too: it holds a name no literal has."""
+
+
+# A name standing alone ("[error]", "[SSL: CERTIFICATE_VERIFY_FAILED]", a log's "[INFO]"):
+# ast.literal_eval reads no name but None, True and False (and the call `set()`), so a text
+# with one is refused without compiling it. Where a quote, a `#` or a backslash is left
+# outside the strings found, Python may read them otherwise (a triple-quoted string over
+# lines, a comment), and it decides.
+_NAME = re.compile(r"(?<![\w.])[^\W\d]\w*")
+_CONSTANTS = frozenset(("None", "True", "False"))
+
+
+def _check_names(parts: list[str], between: str) -> None:
+    if "'" in between or '"' in between or "#" in between or "\\" in between:
+        raise _Unsure
+    last = len(parts) - 1
+    for k, part in enumerate(parts):
+        for m in _NAME.finditer(part):
+            name = m.group()
+            if name in _CONSTANTS:
+                continue
+            if name == "set" or (m.end() == len(part) and k < last):
+                raise _Unsure  # `set()`, or a string's prefix (b'', u'', r'', f'')
+            raise _Refused
+    raise _Unsure
+
+
 def _as_json(source: str) -> str:
     # Split at the strings: the parts between them (even places) are checked at once, and
     # the names rewritten at once, with a separator no checked part can hold.
     parts = _STRING.split(source)
     between = "\0".join(parts[0::2])
     if _BETWEEN.fullmatch(between) is None:
-        raise _Unsure  # a character neither reads alike (a name, a tuple, a prefix, a quote)
+        _check_names(parts[0::2], between)  # a character neither reads alike
     if "None" in between or "True" in between or "False" in between:
         between = between.replace("None", "null").replace("True", "true")
         parts[0::2] = between.replace("False", "false").split("\0")
@@ -82,6 +110,8 @@ def read(source: str) -> object:
     """The value of a Python literal, as ast.literal_eval reads it, or MISSING."""
     try:
         return json.loads(_as_json(source))
+    except _Refused:
+        return MISSING
     except (_Unsure, ValueError, RecursionError):
         pass
     try:

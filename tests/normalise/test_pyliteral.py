@@ -69,14 +69,26 @@ def test_escapes_read_alike_or_go_to_python() -> None:
         r"{'a': (1, 2), 'b': u'x', 'c': 1_000, 'd': 0x10, 'e': .5, 'f': [1,]}",
         "{'a': NaN, 'b': Infinity}",  # JSON reads these; Python does not
         "{'a': 'line\\\ncontinued'}",
+        # names: refused at once where Python refuses them, left to Python where it may not
+        "[error]",
+        "[SSL: CERTIFICATE_VERIFY_FAILED]",
+        "[é, ß]",
+        "[set(), b'x', u'y', rb'z', f'{1}']",
+        "['''a\nb''', \"\"\"c\nd\"\"\"]",
+        "[1, # a comment\n 2]",
+        "[1 if True else 2, not 1, -1, +1]",
+        "[1e5, 1.e5, 0x1f, 0o7, 0b1, 1j, 1_000, ...]",
     ]
     for source in cases:
         assert _same(read(source), _eval(source)), source
     assert read("{'error': {'code': None, 'ok': True}}") == {"error": {"code": None, "ok": True}}
     assert read("{'a': ") is MISSING
+    assert _eval("['''a\nb''']") == ["a\nb"] and _eval("[1, # a comment\n 2]") == [1, 2]
 
 
-def test_an_sdk_repr_is_read_without_compiling_it(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_sdk_reprs_and_bracketed_words_are_read_without_compiling(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     def refuse(source: str) -> object:
         raise AssertionError("ast.literal_eval was reached for " + source)
 
@@ -94,6 +106,9 @@ def test_an_sdk_repr_is_read_without_compiling_it(monkeypatch: pytest.MonkeyPatc
             "retry": False,
         }
     }
+    # a bracketed word in a log line is no literal, and is known not to be one at once
+    for text in ("[error]", "[SSL: CERTIFICATE_VERIFY_FAILED]", "[agent/embedded]"):
+        assert read(text) is MISSING
 
 
 def test_a_long_number_before_a_stray_character_is_refused_at_once() -> None:
