@@ -47,6 +47,13 @@ def any_of(*phrases: str) -> str:
     return "|".join(phrases).replace(_GAP_AS_WRITTEN, _GAP)
 
 
+# What an agent runs on, or reaches it through ("offline" alone says node_offline anyway).
+_MACHINE = (
+    r"\b(?:runtime|node|worker|daemon|machine|runner|device|environment|workspace|sandbox|"
+    r"container|host agent|agents?|remote|desktop|gateway|hub|owner|rpc)"
+)
+
+
 CAUSES: tuple[Rule, ...] = (
     # --- refusal: a safety block, whatever the status -------------------------------------------
     rule(
@@ -423,13 +430,21 @@ CAUSES: tuple[Rule, ...] = (
         K.NODE_OFFLINE,
         "wild/agents/multica-daemon-offline-label",
         message=any_of(
-            r"\b(?:runtime|node|worker|daemon|machine|runner|device|environment|workspace|sandbox|"
-            r"container|host agent|agents?|remote|desktop|gateway|hub|owner|rpc)"
-            r"\b[^.\n]{0,80}?\b(?:went offline|is offline|(?:went|gone|now|appears|is) offline|"
-            r"offline or (?:has )?disconnected|(?:has |is )?disconnected|lost connection|"
-            r"lost communication|stopped responding|not responding|not connected|"
-            r"did not reconnect|failed to reconnect|(?:is )?taking too long to connect|crashed|"
-            r"has exited|unreachable)\b",
+            # one alternative per ending, so that each is tried only where its words are
+            *(
+                _MACHINE + r"\b[^.\n]{0,80}?\b" + ending + r"\b"
+                for ending in (
+                    r"(?:has |is )?disconnected",
+                    r"lost (?:connection|communication)",
+                    r"(?:stopped|not) responding",
+                    r"not connected",
+                    r"(?:did not|failed to) reconnect",
+                    r"(?:is )?taking too long to connect",
+                    r"crashed",
+                    r"has exited",
+                    r"unreachable",
+                )
+            ),
             r"\b(?:sandbox|runtime|container|workspace|environment|node|worker|runner|daemon|"
             r"machine)\b[^.\n]{0,60}?\b(?:is |was )?(?:unavailable|unhealthy|(?:has |have |may "
             r"have )?(?:already )?shut down)\b",
@@ -628,7 +643,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bno route to host\b",
             r"\bproxy error\b",
             r"\bno response from (?:the )?(?:server|provider|api|upstream|model)\b",
-            r"\b(?:web)?socket error\b",
+            r"\b(?:websocket|socket) error\b",
             r"\binvalid chunk\b",
             r"\btypeerror: terminated\b",
             r"\bunexpected eof\b",

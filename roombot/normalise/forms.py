@@ -293,16 +293,25 @@ def _status_sentence(status: int | None) -> str:
 
 
 def _answer_form(
-    text: str, harness: str | None, provider: str | None, model: str | None
+    text: str,
+    harness: str | None,
+    provider: str | None,
+    model: str | None,
+    *,
+    failure: bool = False,
 ) -> Normalised | None:
     """The harness's whole-message error form the text is, else None.
 
     Only whole-message shapes count here, never a phrase inside: an answer that talks
-    about errors must never be taken for one.
+    about errors must never be taken for one. `failure`: the text is known to be a
+    failure, so a shape that must first be confirmed as one is left to the engine, which
+    reads the same words without the doubt (and without reading them twice).
     """
     stripped = text.strip()
     # A harness's whole-message form is short; a longer text is read by the engine alone.
     for f in forms_for(harness, stripped[:1]) if 0 < len(stripped) <= _ANSWER_MAX else ():
+        if failure and f.confirmed:
+            continue
         m = f.pattern.fullmatch(stripped)
         if m is None:
             continue
@@ -315,7 +324,7 @@ def _answer_form(
 def _words(text: str, harness: str | None, provider: str | None, model: str | None) -> Normalised:
     """Words known to be a failure: a harness's form where they are one, else the engine's
     reading of them (`_failure`; kind unknown when nothing names a cause)."""
-    found = _answer_form(text, harness, provider, model)
+    found = _answer_form(text, harness, provider, model, failure=True)
     return found if found is not None else _failure(text, provider, model, form="text")
 
 

@@ -508,15 +508,18 @@ def first_match(table: _Table, prepared: Prepared, retry_after: int | None) -> R
     words_of, phrases_ = table.words, table.phrases
     order = [i for i in sorted(found) if words_of[i] <= index]
     conditional = table.conditional
-    if not conditional.isdisjoint(order):
-        order = [
-            i for i in order if i not in conditional or _holds(phrases_[i], index, retry_after)
-        ]
+    held: dict[int, bool] = {}  # the groups and the delay, checked when first needed
     for text, low in zip(prepared.texts, prepared.lows, strict=True):
         for i in order:
             p = phrases_[i]
             if p.literal and low and p.literal not in low:
                 continue
+            if i in conditional:
+                ok = held.get(i)
+                if ok is None:
+                    ok = held[i] = _holds(p, index, retry_after)
+                if not ok:
+                    continue
             if p.search(text, low):
                 return p.rule
     return None
