@@ -108,6 +108,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\blimit(?:_value)?: ?0\b",
             r"quota_limit_value\W+value\W+0\b",
             r"free[ _-]models[ _-]per[ _-]day",
+            r"\b(?:reached|exceeded|used up) for (?:this|the current) (?:day|month|week)\b",
         ),
     ),
     rule(
@@ -340,7 +341,11 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:sign|log) ?in again\b",
             r"\bauthorization code\b",
             r"\boauth\b[^.\n]{0,30}?\b(?:expired|revoked|invalid|failed|error)\b",
-            r"\b(?:country|region|territory|location)\b[^.\n]{0,20}?\bnot supported\b",
+            r"\b(?:country|region|territory|location)\b[^.\n]{0,20}?\b(?:not supported|"
+            r"does not support)\b",
+            r"\bregional restrictions?\b",
+            r"\binvalid ?(?:provider ?)?api ?key\b",  # also the CamelCase of a class or a code
+            r"\bno (?:api )?key (?:was )?(?:found|provided|set|configured)\b",
             r"\binvalid[ _-]?(?:credentials|authentication)\b",
             r"\b(?:missing|no|expired|bad) credentials\b",
             r"\btoken (?:exchange|refresh)\b[^.\n]{0,20}?\bfail",
@@ -377,8 +382,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\btoken limit\b[^.\n]{0,20}?\b(?:reached|hit)\b",
             r"\bhit a token limit\b",
             r"\boutput limit\b",
-            r"\b(?:max|maximum)[ _-](?:\w+ )?(?:turns?|iterations?|steps|tool calls|actions)\b"
-            r"[^.\n]{0,20}?\b(?:reached|exceeded|hit)\b",
+            r"\b(?:max|maximum)[ _-](?:\w+ )?(?:turns?|iterations?|steps|tool calls|actions)"
+            r"(?:\b[^.\n]{0,20}?\b|_)(?:reached|exceeded|hit)\b",
             r"\b(?:reached|hit|exceeded) (?:the )?max(?:imum)? (?:number of )?(?:\w+ )?(?:turns|"
             r"iterations?|steps)\b",
             r"\bmax_turn_requests\b",
@@ -395,7 +400,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bresponse (?:was |is )?too long\b",
             r"\b(?:hit|reached) the (?:\w+ )?length limit\b",
             r"\bturn limit\b",
-            r"\brecursion limit\b[^.\n]{0,20}?\breached\b",
+            r"\brecursion limit\b[^.\n]{0,20}?\breached",
             r"\blength limit (?:was |is |has been )?reached\b",
         ),
     ),
@@ -411,6 +416,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\b[^.\n]{0,40}?\b(?:failed to start|startup failed|spawn failed)\b",
             r"\bfailed to spawn\b",
             r"\bdid not become ready\b",
+            r"\bcannot be (?:launched|started)\b",
         ),
     ),
     # --- a connect that timed out never reached the provider (before "timed out") -------------
@@ -513,6 +519,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:not|n't) (?:have )?enough (?:available |system |free )?memory\b",
             r"\brequires more (?:system )?memory\b",
             r"\bfailed to load (?:the )?model\b",
+            r"\bmodel (?:has not been|is not|not) loaded\b",
             r"\berror loading model\b",
             r"\bunable to process (?:your|the) request\b",
             r"\bdegraded\b",
@@ -527,6 +534,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bbad gateway\b",
             r"\bserver[ _]error\b",
             r"\bserver had an error\b",
+            r"\bsystem[ _]error\b",
             r"\bupstream\b[^.\n]{0,20}?\b(?:error|unavailable|connect)",
             r"\bunavailable\b",
         ),
@@ -546,7 +554,7 @@ CAUSES: tuple[Rule, ...] = (
         K.PROVIDER_UNAVAILABLE,
         "wild/lead/requests-connection-aborted-remote-disconnected",
         message=any_of(
-            r"\bconnection (?:was )?aborted\b",
+            r"\bconnection (?:was )?(?:aborted|interrupted)\b",
             r"\bECONNABORTED\b",
         ),
     ),
@@ -581,6 +589,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bexit(?:ed)? \(?(?:with )?(?:exit )?(?:code|status)\b[: =]{0,2}(?:some\()?-?\d+",
             r"\bexited with\b",
             r"\bcommand not found\b",
+            r"\bsh: (?:line )?\d+: [^:\n]+: not found\b",  # dash's own words for it
             r"\bspawn\b[^\n]{0,80}?\bE[A-Z]{3,}\b",
             r"\bserver exited\b",
             r"\bEPIPE\b",
@@ -634,6 +643,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bEAI_AGAIN\b",
             r"\bgetaddrinfo\b",
             r"\bname resolution\b",
+            r"\bdns (?:lookup|resolution|query)\b[^.\n]{0,40}?\bfail",
             r"\bfetch failed\b",
             r"\bother side closed\b",
             r"\berror communicating with\b",
@@ -715,6 +725,8 @@ WEAK: tuple[Rule, ...] = (
             r"\b(?:could not|failed to|unable to) (?:parse|decode|deserialize)\b",
             r"\bparse error\b",
             r"\bcannot specify both\b",
+            r"\bcould not be found\b",
+            r"\brejected the request\b",
             r"\bmust (?:provide|specify)\b",
             r"\bmutually exclusive\b",
             r"\bmust alternate\b",
@@ -780,7 +792,9 @@ EXCEPTIONS: tuple[Rule, ...] = (
         code=["contentpolicyviolationerror", "contentfilterfinishreasonerror"],
     ),
     rule(
-        K.MAX_TOKENS, "wild/openai/python-lengthfinishreason-bare", code=["lengthfinishreasonerror"]
+        K.MAX_TOKENS,
+        "wild/openai/python-lengthfinishreason-bare",
+        code=["lengthfinishreasonerror", "graphrecursionerror", "maxturnsexceeded"],
     ),
     rule(
         K.PROVIDER_UNAVAILABLE,
