@@ -160,6 +160,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bcontext_window_exceeded\b",
             r"\bcontext (?:is |was )?too (?:long|large)\b",
             r"\b(?:prompt|input|conversation|messages?)(?: is| are| was)? too long\b",
+            r"\b(?:input|prompt)(?: token)? length (?:is )?too long\b",
             r"\btoo many input tokens\b",
             r"\btoken count\b[^.\n]{0,40}?\bexceeds?\b",
             r"\bout of room\b[^.\n]{0,40}?\bcontext\b",
@@ -188,7 +189,13 @@ CAUSES: tuple[Rule, ...] = (
     rule(
         K.MAX_TOKENS,
         "wild/harnesses2/hermes-iteration-budget-reached-90",
-        message=any_of(r"\b(?:iteration|step|turn|thinking|reasoning) budget\b"),
+        message=any_of(
+            # used up, not merely named ("set only one of thinking budget and ...")
+            r"\b(?:iteration|step|turn|thinking|reasoning) budget\b[^.\n]{0,20}?\b(?:reached|"
+            r"exceeded|exhausted|used up|ran out|hit)\b",
+            r"\b(?:reached|exceeded|exhausted|hit) (?:the |its |your )?(?:iteration|step|turn|"
+            r"thinking|reasoning) budget\b",
+        ),
     ),
     # --- quota: credits, billing, budgets, plans ------------------------------------------------
     rule(
@@ -331,7 +338,12 @@ CAUSES: tuple[Rule, ...] = (
             r"\bpermission[ _]denied\b",
             r"\baccess (?:is )?denied\b",
             r"\bforbidden\b",
-            r"\b(?:do|does) not have (?:permission|access)\b",
+            r"\b(?:do|does|did)(?: not|n'?t) have (?:permission|access)\b",
+            r"\bno permission\b",
+            r"\bno (?:team|user|key|project|organization|account) has access\b",
+            r"\bcheck (?:the |your )?api[ _-]?key\b",
+            r"(?-i:\bVALIDATION_REQUIRED\b)",
+            r"\bvalidation required to continue\b",
             r"\bnot (?:authorized|permitted|allowed) to (?:access|use)\b",
             r"\binsufficient permissions?\b",
             r"\bplease (?:run /login|log ?in|sign in|re-?authenticate|authenticate)\b",
@@ -375,7 +387,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:max|maximum) (?:output )?tokens?\b[^.\n]{0,30}?\b(?:reached|hit)\b",
             r"\b(?:reached|hit|exceeded) (?:the |its )?max(?:imum)?[ _](?:output[ _])?tokens\b",
             r"\bfinish_?reason\W{1,4}(?:length|max_tokens)\b",
-            r"\bstop_?reason\W{1,4}max_tokens\b",
+            r"\bstop_?reason\W{1,4}(?:max_tokens|length)\b",
+            r"\b(?:response|output|answer)\b[^.\n]{0,20}?\bexceeded (?:the )?(?:maximum|max) "
+            r"(?:length|size)\b",
             r"(?-i:\bMAX_TOKENS\b)",
             r"\b(?:response|output|answer) (?:was )?(?:truncated|cut off)\b",
             r"\btruncated due to\b",
@@ -417,6 +431,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bfailed to spawn\b",
             r"\bdid not become ready\b",
             r"\bcannot be (?:launched|started)\b",
+            r"\bexec format error\b",
         ),
     ),
     # --- a connect that timed out never reached the provider (before "timed out") -------------
@@ -454,7 +469,10 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:sandbox|runtime|container|workspace|environment|node|worker|runner|daemon|"
             r"machine)\b[^.\n]{0,60}?\b(?:is |was )?(?:unavailable|unhealthy|(?:has |have |may "
             r"have )?(?:already )?shut down)\b",
-            r"\bheartbeats?\b[^.\n]{0,40}?\b(?:missed|lost|timed? ?out|stopped|not received|"
+            r"\bstopped hearing from\b",
+            r"\bnode was low on resource\b",  # the kubelet's words when it evicts a pod
+            r"\bevicted\b",
+            r"\bheartbeats?\b[^.\n]{0,40}?\b(?:missed|lost|timed? ?out|stopped|not received|stale|"
             r"expired|dropped|failed)\b",
             r"\bno heartbeat\b",
             r"\bdid not reconnect within\b",
@@ -486,6 +504,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bESOCKETTIMEDOUT\b",
             r"\btimeout ?(?:error|exception)\b",
             r"\btook too long\b",
+            r"\bexceeded the maximum (?:execution |run ?|running )?time\b",
             r"\btime limit\b[^.\n]{0,20}?\b(?:exceeded|reached)\b",
             r"\bstalled\b",
             r"\bdid not respond (?:in time|within)\b",
@@ -530,7 +549,10 @@ CAUSES: tuple[Rule, ...] = (
         K.PROVIDER_UNAVAILABLE,
         "opencode/server-had-an-error",
         message=any_of(
-            r"\binternal[ _]server[ _]error\b",
+            r"\binternal[ _]?server[ _]?(?:error|exception)\b",
+            r"\bresponse payload is not completed\b",
+            r"\bended without (?:a )?(?:terminal|final|closing)\b",
+            r"\bclosed before the connection\b",
             r"\bbad gateway\b",
             r"\bserver[ _]error\b",
             r"\bserver had an error\b",
@@ -569,6 +591,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bKeyboardInterrupt\b",
             r"\bAbortError\b",
             r"\babort requested\b",
+            r"\bcancel (?:was )?(?:received|requested)\b",
             "\u5df2\u53d6\u6d88",  # "cancelled"
             r"\bctrl-?c\b",
             r"\bcancell?ed\b",
@@ -725,6 +748,7 @@ WEAK: tuple[Rule, ...] = (
             r"\b(?:could not|failed to|unable to) (?:parse|decode|deserialize)\b",
             r"\bparse error\b",
             r"\bcannot specify both\b",
+            r"\bnot available in region\b",
             r"\bcould not be found\b",
             r"\brejected the request\b",
             r"\bmust (?:provide|specify)\b",
@@ -808,6 +832,7 @@ EXCEPTIONS: tuple[Rule, ...] = (
             "clientconnectorerror",
             "serverdisconnectederror",
             "remoteprotocolerror",
+            "socketerror",
             "readerror",
             "serviceunavailableerror",
             "serviceunavailable",

@@ -292,6 +292,13 @@ def _status_sentence(status: int | None) -> str:
 # --- words: a harness's whole-message form, or any failure text -------------------------------
 
 
+def _adds(f: AnswerForm) -> bool:
+    """Whether a form says more of a failure than the engine reads in its words: a kind of
+    its own, a status with its body, or Gemini CLI's status beside its sentence."""
+    groups = f.pattern.groupindex
+    return f.kind is not None or "status" in groups or "gstatus" in groups
+
+
 def _answer_form(
     text: str,
     harness: str | None,
@@ -310,7 +317,7 @@ def _answer_form(
     stripped = text.strip()
     # A harness's whole-message form is short; a longer text is read by the engine alone.
     for f in forms_for(harness, stripped[:1]) if 0 < len(stripped) <= _ANSWER_MAX else ():
-        if failure and f.confirmed:
+        if failure and (f.confirmed or not _adds(f)):
             continue
         m = f.pattern.fullmatch(stripped)
         if m is None:
