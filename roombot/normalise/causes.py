@@ -30,7 +30,7 @@ from __future__ import annotations
 from cards import Kind
 from roombot.normalise.rules import Rule, rule
 
-__all__ = ["CAUSES", "EXCEPTIONS", "WEAK"]
+__all__ = ["CAUSES", "EXCEPTIONS", "WEAK", "WORDS"]
 
 K = Kind
 
@@ -888,5 +888,79 @@ EXCEPTIONS: tuple[Rule, ...] = (
         K.NODE_OFFLINE,
         "wild/litellm/openhands-runtime-container-exited",
         code=["agentruntimedisconnectederror", "agentruntimeunavailableerror"],
+    ),
+)
+
+# The last resort, once no phrase, code, class, status or request word decides: single
+# words that name a cause, one rule per kind. Each kind counts the different words of its
+# own that the text holds, and the one kind with the most decides; a tie, or none, stays
+# unknown. A word says less than a phrase ("connection" may be anyone's), which is why
+# these come after everything else, and only for text known to be a failure.
+WORDS: tuple[Rule, ...] = (
+    rule(
+        K.QUOTA,
+        "wild/tools/copilot-chat-exhausted-premium-model-quota",
+        message=r"\b(?:quota|credits?|balance|billing|subscriptions?|daily|monthly|budget|"
+        r"payment|prepaid|top up|recharge)\b",
+    ),
+    rule(
+        K.RATE_LIMIT,
+        "wild/tools/copilot-rate-limited-switching-to-auto",
+        message=r"\b(?:throttl\w*|tpm|rpm|rps|per minute|per second|rate)\b",
+    ),
+    rule(
+        K.AUTH,
+        "wild/tools/windsurf-permission-denied-internal-error",
+        message=r"\b(?:authenticat\w*|authori[sz]\w*|unauthori[sz]ed|credentials?|login|log in|"
+        r"sign in|signed out|permissions?|forbidden|api ?key|apikey|oauth|expired|revoked)\b",
+    ),
+    rule(
+        K.TIMEOUT,
+        "wild/tools/cline-hub-run-start-timed-out",
+        message=r"\b(?:timed out|timeout|deadline|took too long)\b",
+    ),
+    rule(
+        K.PROVIDER_UNAVAILABLE,
+        "wild/tools/continue-fixture-server-overloaded-try-again",
+        message=r"\b(?:overloaded|unavailable|capacity|maintenance|upstream|network|socket|"
+        r"unreachable|dns|tls|ssl|econn\w+|disconnect\w*|connection)\b",
+    ),
+    rule(
+        K.REFUSAL,
+        "wild/tools/copilot-chat-prompt-filtered-responsible-ai",
+        message=r"\b(?:safety|filtered|filtering|flagged|moderation|policy|policies|harmful|"
+        r"censor\w*|blocked)\b",
+    ),
+    rule(
+        K.MAX_TOKENS,
+        "wild/providers/hermes-deepseek-truncated-tool-call",
+        message=r"\b(?:truncated|cut off|max_tokens|max[ _]turns|max[ _]iterations|max[ _]steps|"
+        r"recursion limit)\b",
+    ),
+    rule(
+        K.CANCELLED,
+        "wild/tools/copilot-cli-delegation-cancelled",
+        message=r"\b(?:cancel\w*|abort\w*|interrupt\w*)\b",
+    ),
+    rule(
+        K.NODE_OFFLINE,
+        "wild/harvest3_lifecycle/gastown-deacon-heartbeat-stale",
+        message=r"\b(?:offline|heartbeat|evicted|went away|preempted)\b",
+    ),
+    rule(
+        K.HARNESS_EXITED,
+        "wild/tools/crush-crashed-copy-stacktrace",
+        message=r"\b(?:crash\w*|killed|exited|exit code|exit status|sigkill|sigterm|sigsegv|"
+        r"segfault|panic\w*|died|oom\w*)\b",
+    ),
+    rule(
+        K.CONTEXT_EXHAUSTED,
+        "wild/sdktests/lmstudio-reached-context-no-mid-generation-overflow",
+        message=r"\b(?:context window|context length|too many tokens)\b",
+    ),
+    rule(
+        K.BAD_REQUEST,
+        "wild/tools/cline-stream-initialization-failed-vercel-400",
+        message=r"\b(?:invalid|unsupported|malformed|not supported|unknown parameter)\b",
     ),
 )

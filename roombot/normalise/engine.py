@@ -19,6 +19,8 @@ other, and the first rule that holds in a tier decides:
   7. request words   causes.WEAK: words that a request was malformed ("invalid
                      parameter", "not allowed"), and a bare "exited": they decide
                      only where nothing else does
+  8. cause words     causes.WORDS: single words that name a cause, counted per
+                     kind; the kind with the most decides, a tie stays unknown
 
 A cause phrase beats a provider code or type, which beats an exception class,
 which beats a status (docs/kinds-by-provider.md); the generic words of a bad
@@ -33,7 +35,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from roombot.normalise import rules as R
-from roombot.normalise.causes import CAUSES, EXCEPTIONS, WEAK
+from roombot.normalise.causes import CAUSES, EXCEPTIONS, WEAK, WORDS
 from roombot.normalise.extract import names_in
 from roombot.normalise.phrases import CAUSE_TABLE, WEAK_TABLE, first_match, prepare
 from roombot.normalise.rules import Rule
@@ -211,6 +213,7 @@ TIER_NAMES = (
     "exception",
     "status",
     "request words",
+    "cause words",
 )
 
 
@@ -245,6 +248,19 @@ def _tiers(case: Case, anchored: bool) -> Iterator[tuple[str, Rule | None]]:
     yield TIER_NAMES[5], decide(R.BY_STATUS, said) if status is not None else None
     if prepared is not None:
         yield TIER_NAMES[6], first_match(WEAK_TABLE, prepared, case.retry_after)
+        yield TIER_NAMES[7], most_words(prepared.texts[-1])
+
+
+def most_words(text: str) -> Rule | None:
+    """The one rule of causes.WORDS whose different words the text holds most often."""
+    counts = [
+        (len({m.group().lower() for m in r.message.finditer(text)}), r)
+        for r in WORDS
+        if r.message is not None
+    ]
+    best = max(n for n, _ in counts)
+    top = [r for n, r in counts if n == best]
+    return top[0] if best and len(top) == 1 else None
 
 
 def judge(case: Case, *, anchored: bool = False) -> Rule | None:
@@ -268,6 +284,7 @@ def all_chains() -> dict[str, tuple[Rule, ...]]:
         **_OWN,
         "causes": CAUSES,
         "weak": WEAK,
+        "words": WORDS,
         "exceptions": EXCEPTIONS,
         "status": R.BY_STATUS,
         "harness": R.HARNESS_ERRORS,

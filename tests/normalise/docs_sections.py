@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from roombot.normalise.causes import CAUSES, EXCEPTIONS, WEAK
+from roombot.normalise.causes import CAUSES, EXCEPTIONS, WEAK, WORDS
 from roombot.normalise.patterns import alternatives
 from roombot.normalise.rules import Rule
 from tests.normalise import accuracy
@@ -49,9 +49,15 @@ def causes_section() -> str:
         "",
         *_phrase_table(CAUSES),
         "",
-        "Request words (the last tier, after the status), searched the same way:",
+        "Request words (after the status), searched the same way:",
         "",
         *_phrase_table(WEAK),
+        "",
+        "Cause words (the last tier, where nothing else decided): each kind counts the",
+        "different words of its own in the whole text; the one kind with the most decides,",
+        "a tie stays unknown.",
+        "",
+        *_phrase_table(WORDS),
     ]
     out += [
         "",

@@ -88,6 +88,7 @@ def test_cli_stop_reason_and_explain() -> None:
         "exception",
         "status",
         "request words",
+        "cause words",
     ]
     # The phrase decided; the status alone would have said the same.
     assert got["explain"]["rule"] == tiers["cause phrase"] is not None
