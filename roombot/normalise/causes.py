@@ -145,6 +145,12 @@ CAUSES: tuple[Rule, ...] = (
         ),
         min_retry=600,
     ),
+    # --- an output cap asked for above the model's is the request's fault, not the window's ----
+    rule(
+        K.BAD_REQUEST,
+        "wild/harvest4_providers/bedrock-gateway-max-tokens-exceeds-model-limit-2048",
+        message=any_of(r"\bmax(?:imum)? tokens you requested\b"),
+    ),
     # --- context_exhausted: a prompt over the window, not a bad request -------------------------
     rule(
         K.CONTEXT_EXHAUSTED,
@@ -179,6 +185,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\btokens per request\b",
             r"\bsubmitted (?:was |is )?too long\b",
             r"\bsession token limit\b",
+            r"\b(?:prompt|input) token limit\b",
             r"\b(?:prompt|input|conversation) (?:is |was )?too large\b",
             r"\b(?:input|prompt)\b[^.\n]{0,40}?\bexceeds? (?:the )?(?:maximum|max|limit)\b",
             r"\binput length\b[^\n]{0,40}?\b(?:should be|must be|exceed\w*|range|limit)\b",
@@ -214,6 +221,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\brecharge\b",
             r"\bgood standing\b",
             r"\b(?:do|does|did) not have enough (?:\w+ )?(?:credits?|quota|balance|funds)\b",
+            r"\b(?:do|does|did)(?: not|n'?t) have any (?:credits?|balance|funds)\b",
             r"\bend of (?:\w+ )?quota\b",
             r"\b(?:buy|purchase|add) (?:more )?(?:credits|funds)\b",
             r"\barrear\w*",
@@ -221,6 +229,7 @@ CAUSES: tuple[Rule, ...] = (
             "\u4f59\u989d\u4e0d\u8db3",
             "\u6b20\u8d39",
             "\u5145\u503c",
+            "\u7528\u91cf\u4e0a\u9650",  # usage cap
             r"\bbilling\b",
             r"\bpayment required\b",
             r"\bspend(?:ing)? (?:limit|cap)\b",
@@ -272,6 +281,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\btoo many requests\b",
             r"\bthrottl\w+",
             r"\bslow down\b",
+            r"\bback off\b",
             r"\bwait before (?:trying|retrying)\b",
             r"\b(?:reduce|lower) (?:your |the )?request rate\b",
             r"\btoo many (?:concurrent |parallel |simultaneous )?(?:requests|connections|calls)\b",
@@ -299,14 +309,16 @@ CAUSES: tuple[Rule, ...] = (
             r"should be|exceeds|greater than|is not supported| > )",
             r"\b(?:size|length)\b[^\n]{0,30}?\bexceeds? (?:the )?(?:api |maximum |max )?limit\b",
             r"\b(?:string|value|field|name|description) (?:is )?too long\b",
+            r"\bcannot be (?:greater|larger|more|less|smaller|longer|shorter) than\b",
         ),
     ),
-    # --- a TLS handshake that never finished: the words of a login around it are only the stage --
+    # --- a connection that never opened (TLS, a dial): the words of a login are only the stage --
     rule(
         K.PROVIDER_UNAVAILABLE,
         "wild/harvest_lifecycle/gemini-cli-signin-tls-socket-disconnected",
         message=any_of(
             r"\bbefore (?:a )?secure TLS connection\b",
+            r"\bdial tcp\b[^\n]{0,60}?\bi/o timeout\b",  # Go's words for a connect that timed out
             r"\bhandshake (?:failed|failure)\b",
             r"\bcertificate verify failed\b",
         ),
@@ -356,6 +368,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:country|region|territory|location)\b[^.\n]{0,20}?\b(?:not supported|"
             r"does not support)\b",
             r"\bregional restrictions?\b",
+            r"\bnot available in (?:your|this) (?:country|region|territory|location)\b",
+            r"\b(?:model[ _])?not[ _]entitled\b",
             r"\binvalid ?(?:provider ?)?api ?key\b",  # also the CamelCase of a class or a code
             r"\bno (?:api )?key (?:was )?(?:found|provided|set|configured)\b",
             r"\binvalid[ _-]?(?:credentials|authentication)\b",
@@ -425,7 +439,8 @@ CAUSES: tuple[Rule, ...] = (
         message=any_of(
             r"\b(?:failed to (?:start|spawn|launch)|startup failed|could not (?:start|spawn)|"
             r"spawn failed)\b[^.\n]{0,60}?\b(?:process|agent|harness|cli|subprocess|child process|"
-            r"acp|app-server|stdio)\b",
+            r"acp|app-server|stdio|binary|executable)\b",
+            r"\b(?:binary|executable)\b[^.\n]{0,200}?\bfailed to (?:launch|start|spawn)\b",
             r"\b(?:process|agent|harness|cli|subprocess|child process|acp|app-server|stdio)"
             r"\b[^.\n]{0,40}?\b(?:failed to start|startup failed|spawn failed)\b",
             r"\bfailed to spawn\b",
@@ -487,6 +502,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:gateway|bridge|relay|hub) (?:connection )?closed\b",
             r"\bnever connected\b",
             r"\bno (?:sandbox|runtime|container|workspace) (?:was )?found\b",
+            r"\b(?:sandbox|runtime|container|workspace|vm)\b[^.\n]{0,30}?\bnot running "
+            r"(?:anymore|any more)\b",
             r"\bnode connection (?:failed|lost|closed)\b",
             r"\boffline\b",
             "\u79bb\u7ebf",  # offline
@@ -552,6 +569,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\binternal[ _]?server[ _]?(?:error|exception)\b",
             r"\bresponse payload is not completed\b",
             r"\bended without (?:a )?(?:terminal|final|closing)\b",
+            r"\bdid not receive (?:a |the )?(?:done|final|completion|success)\b",
             r"\bclosed before the connection\b",
             r"\bbad gateway\b",
             r"\bserver[ _]error\b",
@@ -624,6 +642,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:query|session|process|agent|pipe|channel|bridge) closed before (?:the )?"
             r"(?:response|reply|turn)\b",
             r"\bprocess failed\b",
+            r"\bprocess[ _](?:was )?lost\b",
+            r"\b(?:shutting down|killing|terminating) the (?:\w+ )?process\b",
             r"\bprocess ?transport closed\b",
             r"\bprocess stdin\b",
             r"\breturned non-zero exit status\b",
@@ -685,6 +705,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bended prematurely\b",
             r"\bnot connected to the internet\b",
             r"\b(?:check|lost) your (?:network|internet) connection\b",
+            "\u8bf7\u68c0\u67e5\u7f51\u7edc",  # "please check the network"
             r"\bfailed to fetch\b",
             r"\bconnection error\b",
             r"\b(?:failed|unable) to connect\b",
@@ -749,6 +770,8 @@ WEAK: tuple[Rule, ...] = (
             r"\bparse error\b",
             r"\bcannot specify both\b",
             r"\bnot available in region\b",
+            r"\bnot yet supported\b",
+            r"\bpage not found\b",
             r"\bcould not be found\b",
             r"\brejected the request\b",
             r"\bmust (?:provide|specify)\b",
@@ -871,6 +894,7 @@ EXCEPTIONS: tuple[Rule, ...] = (
             "invalidargumenterror",
             "validationexception",
             "invalidrequesterror",
+            "invalidrequestexception",
             "resourcenotfoundexception",
             "nosuchmodelerror",
             "providermodelnotfounderror",
@@ -887,7 +911,11 @@ EXCEPTIONS: tuple[Rule, ...] = (
     rule(
         K.NODE_OFFLINE,
         "wild/litellm/openhands-runtime-container-exited",
-        code=["agentruntimedisconnectederror", "agentruntimeunavailableerror"],
+        code=[
+            "agentruntimedisconnectederror",
+            "agentruntimeunavailableerror",
+            "sandboxnotfounderror",
+        ],
     ),
 )
 

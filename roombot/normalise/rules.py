@@ -391,7 +391,7 @@ TRANSPORT: tuple[Rule, ...] = (
 # --- Status alone, when no rule above spoke: the last links of every chain ------------------
 
 BY_STATUS: tuple[Rule, ...] = (
-    rule(K.AUTH, "status/401", status=[401, 403, 407]),
+    rule(K.AUTH, "status/401", status=[401, 403, 407, 451]),  # 451: a block for legal reasons
     rule(K.QUOTA, "status/402", status=[402]),
     rule(K.TIMEOUT, "status/408", status=[408]),
     rule(K.CONTEXT_EXHAUSTED, "status/413-context", status=[413], message=r"context|tokens"),
