@@ -74,6 +74,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:flagged|moderated) (?:by|as|for)\b",
             r"\bmoderation\b",
             r"\bguardrails?\b",
+            r"\b(?:jailbreak\w*|prompt injection)\b",
             r"\bresponsible ?ai\b",
             r"\bviolat\w* (?:of )?(?:our|the|its) (?:\w+ ){0,2}(?:polic(?:y|ies)|terms|guidelines)",
             r"prohibited[ _]?content",
@@ -140,7 +141,7 @@ CAUSES: tuple[Rule, ...] = (
         "wild/openai/azure-429-token-rate-limit-retry-86400s",
         message=any_of(
             r"\brate[ _-]?limit\w*",
-            r"\btoo many requests\b",
+            r"\btoo ?many ?requests\b",  # also the CamelCase of a status name
             r"\bthrottl\w+",
         ),
         min_retry=600,
@@ -278,7 +279,7 @@ CAUSES: tuple[Rule, ...] = (
         "anthropic/rate-limit-account-subscription",
         message=any_of(
             r"\brate[ _-]?limit\w*",
-            r"\btoo many requests\b",
+            r"\btoo ?many ?requests\b",  # also the CamelCase of a status name
             r"\bthrottl\w+",
             r"\bslow down\b",
             r"\bback off\b",
@@ -457,6 +458,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bconnect(?:ion)?[ _-]?time[ _-]?out\b",
             r"ConnectTimeout",
             r"\bconnect ETIMEDOUT\b",
+            r"\btls handshake timeout\b",  # Go's net/http: no answer before the connection opened
             r"\btimed out (?:while )?connecting\b",
             r"\bcould not establish (?:a )?(?:tcp )?connection\b",
         ),
@@ -524,6 +526,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\bexceeded the maximum (?:execution |run ?|running )?time\b",
             r"\btime limit\b[^.\n]{0,20}?\b(?:exceeded|reached)\b",
             r"\bstalled\b",
+            r"\bbatch (?:has )?expired\b",  # a batch that did not finish in its window
+            "\u8d85\u65f6",  # timed out
             r"\bdid not respond (?:in time|within)\b",
             r"\bno response (?:was )?(?:received )?within\b",
         ),
@@ -556,6 +560,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\brequires more (?:system )?memory\b",
             r"\bfailed to load (?:the )?model\b",
             r"\bmodel (?:has not been|is not|not) loaded\b",
+            r"\bno model (?:has been |is )?loaded\b",
+            r"\ban error occurred while processing your request\b",  # OpenAI's server_error
             r"\berror loading model\b",
             r"\bunable to process (?:your|the) request\b",
             r"\bdegraded\b",
@@ -709,7 +715,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bfailed to fetch\b",
             r"\bconnection error\b",
             r"\b(?:failed|unable) to connect\b",
-            r"\bcould not (?:connect|resolve|reach)\b",
+            r"\bcould(?: not|n'?t) (?:connect|resolve|reach)\b",
             r"\bcannot connect\b",
             r"\bnetwork[ _](?:error|is unreachable|request failed|connection lost)\b",
             r"\bEHOSTUNREACH\b",
@@ -758,6 +764,8 @@ WEAK: tuple[Rule, ...] = (
             r"\bis not supported\b",
             r"\bnot supported (?:by|for|with|in)\b",
             r"\bmust be (?:a|an|one of|less|greater|at least|at most|non-empty|provided)\b",
+            r"\bmust be (?:strictly )?(?:positive|negative|between|in (?:the )?range)\b",
+            r"\bnot found\b",
             r"\b(?:is|are) required\b",
             r"\bunexpected (?:field|parameter|argument|value|role)\b",
             r"\bbad request\b",
@@ -940,7 +948,7 @@ WORDS: tuple[Rule, ...] = (
         K.AUTH,
         "wild/tools/windsurf-permission-denied-internal-error",
         message=r"\b(?:authenticat\w*|authori[sz]\w*|unauthori[sz]ed|credentials?|login|log in|"
-        r"sign in|signed out|permissions?|forbidden|api ?key|apikey|oauth|expired|revoked)\b",
+        r"sign in|signed out|permissions?|forbidden|api ?key|apikey|oauth|revoked)\b",
     ),
     rule(
         K.TIMEOUT,

@@ -55,7 +55,7 @@ def test_every_phrase_finds_what_it_says_on_every_corpus_text() -> None:
 def test_most_phrases_have_a_trigger() -> None:
     """Alternatives with no trigger run on every text; keep them few (and literal-led)."""
     always = [p.source for p in phrases.phrases() if p.triggers is None]
-    assert len(always) <= 20, always  # most are CJK words: a substring test each
+    assert len(always) <= 24, always  # most are CJK words: a substring test each
 
 
 @settings(max_examples=300, deadline=None)
