@@ -54,6 +54,11 @@ _MACHINE = (
 )
 
 
+def each_word(*words: str) -> str:
+    """One alternative per word, each word-bounded (causes.WORDS counts them apiece)."""
+    return any_of(*(r"\b" + w + r"\b" for w in words))
+
+
 CAUSES: tuple[Rule, ...] = (
     # --- refusal: a safety block, whatever the status -------------------------------------------
     rule(
@@ -931,72 +936,144 @@ EXCEPTIONS: tuple[Rule, ...] = (
 # words that name a cause, one rule per kind. Each kind counts the different words of its
 # own that the text holds, and the one kind with the most decides; a tie, or none, stays
 # unknown. A word says less than a phrase ("connection" may be anyone's), which is why
-# these come after everything else, and only for text known to be a failure.
+# these come after everything else, and only for text known to be a failure. Forms of one
+# word ("cancelled", "cancellation") count once, as one alternative.
 WORDS: tuple[Rule, ...] = (
     rule(
         K.QUOTA,
         "wild/tools/copilot-chat-exhausted-premium-model-quota",
-        message=r"\b(?:quota|credits?|balance|billing|subscriptions?|daily|monthly|budget|"
-        r"payment|prepaid|top up|recharge)\b",
+        message=each_word(
+            "quota",
+            "credits?",
+            "balance",
+            "billing",
+            "subscriptions?",
+            "daily",
+            "monthly",
+            "budget",
+            "payment",
+            "prepaid",
+            "top up",
+            "recharge",
+        ),
     ),
     rule(
         K.RATE_LIMIT,
         "wild/tools/copilot-rate-limited-switching-to-auto",
-        message=r"\b(?:throttl\w*|tpm|rpm|rps|per minute|per second|rate)\b",
+        message=each_word(r"throttl\w*", "tpm", "rpm", "rps", "per minute", "per second", "rate"),
     ),
     rule(
         K.AUTH,
         "wild/tools/windsurf-permission-denied-internal-error",
-        message=r"\b(?:authenticat\w*|authori[sz]\w*|unauthori[sz]ed|credentials?|login|log in|"
-        r"sign in|signed out|permissions?|forbidden|api ?key|apikey|oauth|revoked)\b",
+        message=each_word(
+            r"authenticat\w*",
+            r"authori[sz]\w*",
+            "unauthori[sz]ed",
+            "credentials?",
+            "login",
+            "log in",
+            "sign in",
+            "signed out",
+            "permissions?",
+            "forbidden",
+            "api ?key",
+            "apikey",
+            "oauth",
+            "revoked",
+        ),
     ),
     rule(
         K.TIMEOUT,
         "wild/tools/cline-hub-run-start-timed-out",
-        message=r"\b(?:timed out|timeout|deadline|took too long)\b",
+        message=each_word("timed out", "timeout", "deadline", "took too long"),
     ),
     rule(
         K.PROVIDER_UNAVAILABLE,
         "wild/tools/continue-fixture-server-overloaded-try-again",
-        message=r"\b(?:overloaded|unavailable|capacity|maintenance|upstream|network|socket|"
-        r"unreachable|dns|tls|ssl|econn\w+|disconnect\w*|connection)\b",
+        message=each_word(
+            "overloaded",
+            "unavailable",
+            "capacity",
+            "maintenance",
+            "upstream",
+            "network",
+            "socket",
+            "unreachable",
+            "dns",
+            "tls",
+            "ssl",
+            r"econn\w+",
+            r"disconnect\w*",
+            "connection",
+        ),
     ),
     rule(
         K.REFUSAL,
         "wild/tools/copilot-chat-prompt-filtered-responsible-ai",
-        message=r"\b(?:safety|filtered|filtering|flagged|moderation|policy|policies|harmful|"
-        r"censor\w*|blocked)\b",
+        message=each_word(
+            "safety",
+            "filtered",
+            "filtering",
+            "flagged",
+            "moderation",
+            "policy",
+            "policies",
+            "harmful",
+            r"censor\w*",
+            "blocked",
+        ),
     ),
     rule(
         K.MAX_TOKENS,
         "wild/providers/hermes-deepseek-truncated-tool-call",
-        message=r"\b(?:truncated|cut off|max_tokens|max[ _]turns|max[ _]iterations|max[ _]steps|"
-        r"recursion limit)\b",
+        message=each_word(
+            "truncated",
+            "cut off",
+            "max_tokens",
+            "max[ _]turns",
+            "max[ _]iterations",
+            "max[ _]steps",
+            "recursion limit",
+        ),
     ),
     rule(
         K.CANCELLED,
         "wild/tools/copilot-cli-delegation-cancelled",
-        message=r"\b(?:cancel\w*|abort\w*|interrupt\w*)\b",
+        message=each_word(r"cancel\w*", r"abort\w*", r"interrupt\w*"),
     ),
     rule(
         K.NODE_OFFLINE,
         "wild/harvest3_lifecycle/gastown-deacon-heartbeat-stale",
-        message=r"\b(?:offline|heartbeat|evicted|went away|preempted)\b",
+        message=each_word("offline", "heartbeat", "evicted", "went away", "preempted"),
     ),
     rule(
         K.HARNESS_EXITED,
         "wild/tools/crush-crashed-copy-stacktrace",
-        message=r"\b(?:crash\w*|killed|exited|exit code|exit status|sigkill|sigterm|sigsegv|"
-        r"segfault|panic\w*|died|oom\w*)\b",
+        message=each_word(
+            r"crash\w*",
+            "killed",
+            "exited",
+            "exit code",
+            "exit status",
+            "sigkill",
+            "sigterm",
+            "sigsegv",
+            "segfault",
+            r"panic\w*",
+            "died",
+            r"oom\w*",
+        ),
     ),
     rule(
         K.CONTEXT_EXHAUSTED,
         "wild/sdktests/lmstudio-reached-context-no-mid-generation-overflow",
-        message=r"\b(?:context window|context length|too many tokens)\b",
+        message=each_word("context window", "context length", "too many tokens"),
     ),
     rule(
         K.BAD_REQUEST,
         "wild/tools/cline-stream-initialization-failed-vercel-400",
-        message=r"\b(?:invalid|unsupported|malformed|not supported|unknown parameter)\b",
+        message=each_word(
+            "invalid", "unsupported", "malformed", "not supported", "unknown parameter"
+        ),
     ),
 )

@@ -37,7 +37,14 @@ from functools import cached_property
 from roombot.normalise import rules as R
 from roombot.normalise.causes import CAUSES, EXCEPTIONS, WEAK, WORDS
 from roombot.normalise.extract import names_in
-from roombot.normalise.phrases import CAUSE_TABLE, WEAK_TABLE, first_match, prepare
+from roombot.normalise.phrases import (
+    CAUSE_TABLE,
+    WEAK_TABLE,
+    WORDS_TABLE,
+    first_match,
+    most_held,
+    prepare,
+)
 from roombot.normalise.rules import Rule
 
 __all__ = ["Case", "Signals", "canonical_provider", "decide", "explain", "judge", "tiers"]
@@ -248,19 +255,7 @@ def _tiers(case: Case, anchored: bool) -> Iterator[tuple[str, Rule | None]]:
     yield TIER_NAMES[5], decide(R.BY_STATUS, said) if status is not None else None
     if prepared is not None:
         yield TIER_NAMES[6], first_match(WEAK_TABLE, prepared, case.retry_after)
-        yield TIER_NAMES[7], most_words(prepared.texts[-1])
-
-
-def most_words(text: str) -> Rule | None:
-    """The one rule of causes.WORDS whose different words the text holds most often."""
-    counts = [
-        (len({m.group().lower() for m in r.message.finditer(text)}), r)
-        for r in WORDS
-        if r.message is not None
-    ]
-    best = max(n for n, _ in counts)
-    top = [r for n, r in counts if n == best]
-    return top[0] if best and len(top) == 1 else None
+        yield TIER_NAMES[7], most_held(WORDS_TABLE, prepared)
 
 
 def judge(case: Case, *, anchored: bool = False) -> Rule | None:

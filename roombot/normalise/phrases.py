@@ -17,17 +17,19 @@ import operator
 import re
 from dataclasses import dataclass
 
-from roombot.normalise.causes import CAUSES, WEAK
+from roombot.normalise.causes import CAUSES, WEAK, WORDS
 from roombot.normalise.patterns import alternatives, group_end
 from roombot.normalise.rules import Rule
 
 __all__ = [
     "CAUSE_TABLE",
     "WEAK_TABLE",
+    "WORDS_TABLE",
     "Prepared",
     "first_match",
     "leading_literal",
     "lowered",
+    "most_held",
     "phrases",
     "prepare",
     "requirements",
@@ -431,6 +433,7 @@ def _table(rules: tuple[Rule, ...]) -> _Table:
 
 CAUSE_TABLE = _table(CAUSES)
 WEAK_TABLE = _table(WEAK)
+WORDS_TABLE = _table(WORDS)
 # The first four letters of each word (a lower-cased letter or digit run): the lookbehind
 # keeps a match from starting inside a word, so one findall gives every word's start.
 _WORD_START = re.compile(r"(?<![a-z0-9])[a-z0-9]{1,4}")
@@ -441,7 +444,7 @@ _PHRASE_TAIL = 1024
 
 def phrases() -> tuple[_Phrase, ...]:
     """Every alternative of the phrase tables as it is run (for the tests)."""
-    return CAUSE_TABLE.phrases + WEAK_TABLE.phrases
+    return CAUSE_TABLE.phrases + WEAK_TABLE.phrases + WORDS_TABLE.phrases
 
 
 def _cap(text: str) -> str:
@@ -523,6 +526,26 @@ def first_match(table: _Table, prepared: Prepared, retry_after: int | None) -> R
             if p.search(text, low):
                 return p.rule
     return None
+
+
+def most_held(table: _Table, prepared: Prepared) -> Rule | None:
+    """The one rule of the table with the most alternatives that hold in the whole text
+    (the last of the texts), or None on a tie or where none holds (causes.WORDS)."""
+    index = prepared.index
+    found = {i for i in table.always if table.literals[i] in prepared.joined}
+    for t in index & table.trigger_words:
+        found.update(table.by_trigger[t])
+    text, low = prepared.texts[-1], prepared.lows[-1]
+    held: dict[Rule, int] = {}
+    for i in found:
+        p = table.phrases[i]
+        if table.words[i] <= index and _holds(p, index, None) and p.search(text, low):
+            held[p.rule] = held.get(p.rule, 0) + 1
+    if not held:
+        return None
+    best = max(held.values())
+    top = [r for r, n in held.items() if n == best]
+    return top[0] if len(top) == 1 else None
 
 
 def _holds(p: _Phrase, index: set[bytes], retry_after: int | None) -> bool:
