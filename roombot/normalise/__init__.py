@@ -7,7 +7,7 @@ error form; `extract` finds what a wrapped text holds (bodies, codes, statuses,
 exception classes, the provider's sentence), with `pyliteral` reading the Python
 reprs SDKs print; `bodies` reads a provider's body;
 `rules` (per-provider tables) and `causes` (cause phrases, request words,
-exception classes) are the data; `engine` applies the precedence, with
+exception classes, cause words) are the data; `engine` applies the precedence, with
 `phrases` as its fast path for the phrase tables and `patterns` reading their
 sources; `answers` holds the harness error-as-answer forms. docs/error-forms.md
 and docs/kinds-by-provider.md describe the inputs and signals.

@@ -9,7 +9,8 @@ the first that holds decides. They are never used to decide whether an
 Precedence, for the engine (engine.py): a provider's own rule that joins a code
 to a sentence > a cause phrase (this table) > a provider's code or type alone >
 a code or gRPC status name found loosely in the text > an exception class name
-(EXCEPTIONS, below) > the HTTP status alone.
+(EXCEPTIONS, below) > the HTTP status alone > words that a request was malformed
+(WEAK) > single cause words, counted per kind (WORDS, at the end).
 
 Within this table the order is the design's distinctions, written down:
   - a safety block is a refusal, whatever the status;
