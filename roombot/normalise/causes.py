@@ -95,6 +95,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\bsafety classifier\b",
             r"\bmatched public code\b",
             "\u654f\u611f\u5185\u5bb9",  # "sensitive content"
+            "\u4e0d\u5408\u89c4",  # "non-compliant (content)"
+            "\u5185\u5bb9\u5b89\u5168",  # "content safety"
+            "\u88ab\u8fc7\u6ee4",  # "was filtered"
             r"\bdata[ _]?inspection[ _]?failed\b",
             "\u8d1f\u8d23\u4efb AI",  # "responsible AI" (a filter's name, in Chinese)
         ),
@@ -174,6 +177,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\bcontext (?:is |was )?too (?:long|large)\b",
             r"\b(?:prompt|input|conversation|messages?)(?: is| are| was)? too long\b",
             r"\b(?:input|prompt)(?: token)? length (?:is )?too long\b",
+            r"\b(?:input )?text (?:is )?too long for\b",
+            "\u4e0a\u4e0b\u6587\u6ea2\u51fa",  # "context overflow"
+            "\u4e0a\u4e0b\u6587\u8fc7\u957f",  # "context too long"
             r"\btoo many input tokens\b",
             r"\btoken count\b[^.\n]{0,40}?\bexceeds?\b",
             r"\bout of room\b[^.\n]{0,40}?\bcontext\b",
@@ -237,6 +243,7 @@ CAUSES: tuple[Rule, ...] = (
             "\u6b20\u8d39",
             "\u5145\u503c",
             "\u7528\u91cf\u4e0a\u9650",  # usage cap
+            "\u989d\u5ea6\u4e0d\u8db3",  # "quota insufficient"
             r"\bbilling\b",
             r"\bpayment required\b",
             r"\bspend(?:ing)? (?:limit|cap)\b",
@@ -289,6 +296,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bthrottl\w+",
             r"\bslow down\b",
             r"\bback off\b",
+            "\u8fc7\u4e8e\u9891\u7e41",  # "too frequent"
             r"\bwait before (?:trying|retrying)\b",
             r"\b(?:reduce|lower) (?:your |the )?request rate\b",
             r"\btoo many (?:concurrent |parallel |simultaneous )?(?:requests|connections|calls)\b",
@@ -305,6 +313,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:unknown|invalid|unsupported|nonexistent) model\b",
             r"\bmodel[_ ]not[_ ]found\b",
             r"\bno such model\b",
+            r"\bmodel\b[^.\n]{0,40}?\bis not provided by\b",
             r"\bno endpoints found that support\b",
             r"\binvalid schema\b",
             r"\bnot a valid model\b",
@@ -381,6 +390,13 @@ CAUSES: tuple[Rule, ...] = (
             r"\bno (?:api )?key (?:was )?(?:found|provided|set|configured)\b",
             r"\binvalid[ _-]?(?:credentials|authentication)\b",
             r"\b(?:missing|no|expired|bad) credentials\b",
+            r"\b(?:session|access|auth|bearer|refresh) tokens?\b[^.\n]{0,20}?\b(?:not found|"
+            r"invalid)\b",
+            r"\b(?:session|secret|access) keys?\b[^.\n]{0,12}?\b(?:invalid|expired|missing)\b",
+            r"\bdisabled (?:in|for) (?:this|your) account\b",
+            "\u6388\u6743\u5931\u8d25",  # "authorization failed"
+            "\u9274\u6743\u5931\u8d25",  # "authentication failed"
+            "\u8ba4\u8bc1\u5931\u8d25",  # "authentication failed"
             r"\btoken (?:exchange|refresh)\b[^.\n]{0,20}?\bfail",
             r"\bcredentials?\b[^.\n]{0,20}?\b(?:invalid|expired|missing|not found|"
             r"could not be loaded)\b",
@@ -434,7 +450,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:request|tool_calls|output_tokens|response_tokens)_limit\b",
             r"\bresponse (?:was |is )?too long\b",
             r"\b(?:hit|reached) the (?:\w+ )?length limit\b",
-            r"\bturn limit\b",
+            r"\bturns? limit\b",
+            "\u88ab\u622a\u65ad",  # "was truncated"
+            "\u8f93\u51fa\u4e0d\u5b8c\u6574",  # "output incomplete"
             r"\brecursion limit\b[^.\n]{0,20}?\breached",
             r"\blength limit (?:was |is |has been )?reached\b",
         ),
@@ -462,6 +480,7 @@ CAUSES: tuple[Rule, ...] = (
         "wild/network2/undici-fetch-failed-connect-timeout-cause",
         message=any_of(
             r"\bconnect(?:ion)?[ _-]?time[ _-]?out\b",
+            "\u8fde\u63a5\u8d85\u65f6",  # "connection timed out"
             r"ConnectTimeout",
             r"\bconnect ETIMEDOUT\b",
             r"\btls handshake timeout\b",  # Go's net/http: no answer before the connection opened
@@ -531,6 +550,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\btook too long\b",
             r"\bexceeded the maximum (?:execution |run ?|running )?time\b",
             r"\btime limit\b[^.\n]{0,20}?\b(?:exceeded|reached)\b",
+            r"\b(?:exceeded|reached|hit) the time limit\b",
             r"\bstalled\b",
             r"\bbatch (?:has )?expired\b",  # a batch that did not finish in its window
             "\u8d85\u65f6",  # timed out
@@ -580,7 +600,8 @@ CAUSES: tuple[Rule, ...] = (
         message=any_of(
             r"\binternal[ _]?server[ _]?(?:error|exception)\b",
             r"\bresponse payload is not completed\b",
-            r"\bended without (?:a )?(?:terminal|final|closing)\b",
+            r"\bended without (?:a |any )?(?:terminal|final|closing|response)\b",
+            r"\bincomplete json\b",
             r"\bdid not receive (?:a |the )?(?:done|final|completion|success)\b",
             r"\bclosed before the connection\b",
             r"\bbad gateway\b",
@@ -623,6 +644,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\babort requested\b",
             r"\bcancel (?:was )?(?:received|requested)\b",
             "\u5df2\u53d6\u6d88",  # "cancelled"
+            "\u7528\u6237\u53d6\u6d88",  # "the user cancelled"
             r"\bctrl-?c\b",
             r"\bcancell?ed\b",
             r"\babort(?:ed|ing)\b",
@@ -718,6 +740,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bnot connected to the internet\b",
             r"\b(?:check|lost) your (?:network|internet) connection\b",
             "\u8bf7\u68c0\u67e5\u7f51\u7edc",  # "please check the network"
+            r"\b(?:error|problem|trouble) connecting to\b",
             r"\bfailed to fetch\b",
             r"\bconnection error\b",
             r"\b(?:failed|unable) to connect\b",
@@ -796,7 +819,8 @@ WEAK: tuple[Rule, ...] = (
             r"\bdoes not match\b",
             r"\bmissing (?:required )?(?:parameter|field|argument|property|key)s?\b",
             r"\b(?:cannot|can't|must not|should not) be empty\b",
-            r"\b(?:payload|request entity|request|file|image|body) (?:is )?too large\b",
+            r"\b(?:payload|request entity|request|file|image|body)(?: size)? (?:is )?too large\b",
+            "\u8bf7\u6c42\u4f53\u8fc7\u5927",  # "request body too large"
             r"\binput should be\b",
             r"\bdoes not support\b",
             r"\btool_use\b[^.\n]{0,80}?\btool_result\b",
@@ -839,6 +863,7 @@ EXCEPTIONS: tuple[Rule, ...] = (
             "expiredtokenexception",
             "invalidsignatureexception",
             "loadapikeyerror",
+            "refresherror",
             "forbiddenerror",
         ],
     ),

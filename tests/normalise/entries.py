@@ -34,9 +34,10 @@ OK_FILES = ("wild_answers_ok.json",)
 
 
 def address(source: str) -> str:
-    """The source's address: its first word, without trailing punctuation."""
+    """The source's address: its first word, without trailing punctuation or a fragment
+    (lines of one file, `#L10` and `#L90`, are one source and stay on one side)."""
     words = source.strip().split()
-    return words[0].rstrip(".,;:)") if words else ""
+    return words[0].split("#")[0].rstrip(".,;:)") if words else ""
 
 
 def in_check_split(source: str) -> bool:

@@ -11,9 +11,10 @@ from __future__ import annotations
 from tests.normalise.accuracy import score, split, wild_pairs
 
 # check split, clear and ambiguous; train split, clear and ambiguous
-# (Lowered once, when 628 entries from new sources came in: harder text, not lost ground.)
-FLOORS = {(True, "clear"): 0.82, (True, "ambiguous"): 0.65, (False, "clear"): 0.96,
-          (False, "ambiguous"): 0.85}  # fmt: skip
+# (Lowered as 1,100 entries from new sources came in, in six batches: harder text, not
+# lost ground; docs/kinds-by-provider.md shows each batch before and after.)
+FLOORS = {(True, "clear"): 0.84, (True, "ambiguous"): 0.65, (False, "clear"): 0.96,
+          (False, "ambiguous"): 0.83}  # fmt: skip
 
 
 def test_the_figures_hold() -> None:
