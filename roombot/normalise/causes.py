@@ -56,8 +56,9 @@ _MACHINE = (
 
 
 def each_word(*words: str) -> str:
-    """One alternative per word, each word-bounded (causes.WORDS counts them apiece)."""
-    return any_of(*(r"\b" + w + r"\b" for w in words))
+    """One alternative per word, each word-bounded (causes.WORDS counts them apiece); a CJK
+    word as it is, since its script writes no spaces for a word boundary to find."""
+    return any_of(*(r"\b" + w + r"\b" if w.isascii() else w for w in words))
 
 
 CAUSES: tuple[Rule, ...] = (
@@ -981,12 +982,26 @@ WORDS: tuple[Rule, ...] = (
             "prepaid",
             "top up",
             "recharge",
+            "\u989d\u5ea6",  # quota
+            "\u4f59\u989d",  # balance
+            "\u6b20\u8d39",  # in arrears
+            "\u5145\u503c",  # top up
         ),
     ),
     rule(
         K.RATE_LIMIT,
         "wild/tools/copilot-rate-limited-switching-to-auto",
-        message=each_word(r"throttl\w*", "tpm", "rpm", "rps", "per minute", "per second", "rate"),
+        message=each_word(
+            r"throttl\w*",
+            "tpm",
+            "rpm",
+            "rps",
+            "per minute",
+            "per second",
+            "rate",
+            "\u9891\u7e41",  # too frequent
+            "\u9650\u6d41",  # throttled
+        ),
     ),
     rule(
         K.AUTH,
@@ -1006,12 +1021,23 @@ WORDS: tuple[Rule, ...] = (
             "apikey",
             "oauth",
             "revoked",
+            "\u5bc6\u94a5",  # key
+            "\u6388\u6743",  # authorization
+            "\u8ba4\u8bc1",  # authentication
+            "\u9274\u6743",  # authentication
+            "\u767b\u5f55",  # log in
         ),
     ),
     rule(
         K.TIMEOUT,
         "wild/tools/cline-hub-run-start-timed-out",
-        message=each_word("timed out", "timeout", "deadline", "took too long"),
+        message=each_word(
+            "timed out",
+            "timeout",
+            "deadline",
+            "took too long",
+            "\u8d85\u65f6",  # timed out
+        ),
     ),
     rule(
         K.PROVIDER_UNAVAILABLE,
@@ -1031,6 +1057,9 @@ WORDS: tuple[Rule, ...] = (
             r"econn\w+",
             r"disconnect\w*",
             "connection",
+            "\u7f51\u7edc",  # network
+            "\u8fde\u63a5",  # connection
+            "\u7e41\u5fd9",  # busy
         ),
     ),
     rule(
@@ -1047,6 +1076,9 @@ WORDS: tuple[Rule, ...] = (
             "harmful",
             r"censor\w*",
             "blocked",
+            "\u654f\u611f",  # sensitive
+            "\u8fdd\u89c4",  # violation
+            "\u8fc7\u6ee4",  # filtered
         ),
     ),
     rule(
@@ -1060,12 +1092,18 @@ WORDS: tuple[Rule, ...] = (
             "max[ _]iterations",
             "max[ _]steps",
             "recursion limit",
+            "\u622a\u65ad",  # truncated
         ),
     ),
     rule(
         K.CANCELLED,
         "wild/tools/copilot-cli-delegation-cancelled",
-        message=each_word(r"cancel\w*", r"abort\w*", r"interrupt\w*"),
+        message=each_word(
+            r"cancel\w*",
+            r"abort\w*",
+            r"interrupt\w*",
+            "\u53d6\u6d88",  # cancel
+        ),
     ),
     rule(
         K.NODE_OFFLINE,
@@ -1088,18 +1126,32 @@ WORDS: tuple[Rule, ...] = (
             r"panic\w*",
             "died",
             r"oom\w*",
+            "\u5d29\u6e83",  # crashed
+            "\u8fdb\u7a0b\u9000\u51fa",  # process exited
         ),
     ),
     rule(
         K.CONTEXT_EXHAUSTED,
         "wild/sdktests/lmstudio-reached-context-no-mid-generation-overflow",
-        message=each_word("context window", "context length", "too many tokens"),
+        message=each_word(
+            "context window",
+            "context length",
+            "too many tokens",
+            "\u4e0a\u4e0b\u6587",  # context
+        ),
     ),
     rule(
         K.BAD_REQUEST,
         "wild/tools/cline-stream-initialization-failed-vercel-400",
         message=each_word(
-            "invalid", "unsupported", "malformed", "not supported", "unknown parameter"
+            "invalid",
+            "unsupported",
+            "malformed",
+            "not supported",
+            "unknown parameter",
+            "\u53c2\u6570",  # parameter
+            "\u65e0\u6548",  # invalid
+            "\u4e0d\u652f\u6301",  # not supported
         ),
     ),
 )
