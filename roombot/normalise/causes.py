@@ -296,7 +296,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\btoo ?many ?requests\b",  # also the CamelCase of a status name
             r"\bthrottl\w+",
             r"\bslow down\b",
-            r"\bback off\b",
+            r"\b(?:please back off|back off and (?:try|retry))\b",  # not "back off for 120 s"
             "\u8fc7\u4e8e\u9891\u7e41",  # "too frequent"
             r"\bwait before (?:trying|retrying)\b",
             r"\b(?:reduce|lower) (?:your |the )?request rate\b",
@@ -314,6 +314,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:unknown|invalid|unsupported|nonexistent) model\b",
             r"\bmodel[_ ]not[_ ]found\b",
             r"\bno such model\b",
+            r"\b(?:specified |requested )?(?:version|deployment)\b[^.\n]{0,30}?\bdoes not exist\b",
             r"\bmodel\b[^.\n]{0,40}?\bis not provided by\b",
             r"\bno endpoints found that support\b",
             r"\binvalid schema\b",
