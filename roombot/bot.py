@@ -18,17 +18,19 @@ from aiohttp import web
 from roombot.api.app import make_app
 from roombot.config import Config
 from roombot.matrix import MatrixShell
-from roombot.observe import Metric, make_observe_app, serve
+from roombot.observe import Metric, make_observe_app, redactor_metrics, serve
 from roombot.outbox import Courier, Outbox
 from roombot.pipeline import Pipeline
+from roombot.redact import Redactor
 from roombot.turns import TurnMachine
 
 log = logging.getLogger("roombot.bot")
 
 
 class Bot:
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, redactor: Redactor | None = None) -> None:
         self.config = config
+        self.redactor = config.redact.build() if redactor is None else redactor
         self.outbox = Outbox(config.outbox.path)
         self.shell = MatrixShell(config, self.outbox)
         self.courier = Courier(
@@ -43,7 +45,10 @@ class Bot:
         # Sources -> journal -> turn rules -> outbox. Always running (the demo and
         # tests feed it directly); the report API in front of it only when configured.
         self.pipeline = Pipeline(
-            config.api.journal, TurnMachine(config.turns, dict(config.reporters)), self.outbox
+            config.api.journal,
+            TurnMachine(config.turns, dict(config.reporters)),
+            self.outbox,
+            redactor=self.redactor,
         )
         self.started = asyncio.Event()
         self._stop = asyncio.Event()
@@ -103,6 +108,7 @@ class Bot:
                 "Wall clock of the last good sync",
                 age,
             ),
+            *redactor_metrics(self.redactor),
         ]
 
     def health(self) -> tuple[bool, dict[str, Any]]:

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from roombot.redact import RedactError, Redactor
 from roombot.turns import TurnRules
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ _USER_ID = re.compile(r"^@[^:\s]+:[^\s]+$")
 _ROOM_REF = re.compile(r"^[!#][^\s]+$")
 _DEVICE = re.compile(r"^@[^:\s]+:\S+\s+\S+$")
 _SERVER = re.compile(r"^[A-Za-z0-9.\-\[\]:]+$")
+_ANY = re.compile(r"(?s).+")
 
 
 class ConfigError(ValueError):
@@ -124,6 +126,18 @@ class LogConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RedactConfig:
+    """[redact]: credentials out of provider text before it is kept (roombot.redact)."""
+
+    enabled: bool = True
+    patterns: tuple[str, ...] = ()  # extra shapes: regexes, (?P<secret>...) the part hidden
+    allow: tuple[str, ...] = ()  # values never hidden (a regex each, matched whole)
+
+    def build(self) -> Redactor:
+        return Redactor(enabled=self.enabled, patterns=self.patterns, allow=self.allow)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     state_dir: Path
     matrix: MatrixConfig
@@ -133,6 +147,7 @@ class Config:
     metrics: Listen
     api: ApiSettings  # validated by roombot.api.settings (the report API's own section)
     log: LogConfig
+    redact: RedactConfig = field(default_factory=RedactConfig)
     turns: TurnRules = field(default_factory=TurnRules)
     # reporter name -> how to enable it (named in a card's note by the turn rules)
     reporters: Mapping[str, str] = field(default_factory=dict)
@@ -393,6 +408,18 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
     )
     lg.finish()
 
+    rd = top.table("redact")
+    redact = RedactConfig(
+        enabled=rd.flag("enabled", True),
+        patterns=rd.strings("patterns", _ANY, "a regular expression (a string)"),
+        allow=rd.strings("allow", _ANY, "a regular expression (a string)"),
+    )
+    rd.finish()
+    try:
+        redact.build()
+    except RedactError as e:
+        raise ConfigError(e.key, e.problem) from e
+
     turns = _turn_rules(top.table("turns"))
     reporters = top.raw("reporters") or {}
     if not isinstance(reporters, dict):
@@ -417,6 +444,7 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
         metrics=metrics,
         api=api,
         log=log,
+        redact=redact,
         turns=turns,
         reporters=dict(reporters),
     )

@@ -9,6 +9,10 @@ One task, the engine, does everything else in order: it commits groups of accept
 events (many concurrent posts share one commit), feeds them to the turn machine, calls
 `machine.tick` at `machine.next_deadline()`, and hands every decision to the outbox.
 
+Redaction: every event's provider and harness text passes the `Redactor` in `accept`,
+before anything is written, so no credential reaches the journal, the rules, the card
+or the outbox (roombot.redact).
+
 Restart: the machine is deterministic, so a new Pipeline on the same file rebuilds it
 by replaying the journal: every event fed at the `now` it was fed with first, every
 tick at the `now` it ran at (ticks are journalled too, so the replay repeats the very
@@ -44,6 +48,7 @@ from roombot.events import (
     event_to_json,
     parse_event,
 )
+from roombot.redact import Redactor
 from roombot.turns import CLOSED, TurnMachine, TurnView
 
 log = logging.getLogger("roombot.pipeline")
@@ -121,8 +126,10 @@ class Pipeline:
         clock: Callable[[], float] = time.time,
         max_group: int = 512,
         prune_every: float = 60.0,
+        redactor: Redactor | None = None,
     ) -> None:
         self.path = Path(journal_path)
+        self.redactor = Redactor() if redactor is None else redactor
         self.machine = machine
         self.outbox = outbox
         # The machine remembers a decided turn (and every event id) this long; after it,
@@ -197,6 +204,7 @@ class Pipeline:
             raise Unavailable("the pipeline is not running")
         if not events:
             return []
+        events = [self.redactor.event(ev) for ev in events]
         future: asyncio.Future[list[Ack]] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Pending(events, future))
         self._wake.set()

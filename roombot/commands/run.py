@@ -32,10 +32,12 @@ def run(args: argparse.Namespace) -> int:
     from roombot.matrix import StartupError
     from roombot.observe import setup_logging
 
-    setup_logging(config.log.level, config.log.format)
+    # One redactor for the logs and the events, so /metrics counts both.
+    redactor = config.redact.build()
+    setup_logging(config.log.level, config.log.format, redactor)
 
     async def main() -> None:
-        await Bot(config).run()
+        await Bot(config, redactor=redactor).run()
 
     try:
         asyncio.run(main())
