@@ -21,6 +21,7 @@ from roombot.matrix import MatrixShell
 from roombot.observe import Metric, make_observe_app, serve
 from roombot.outbox import Courier, Outbox
 from roombot.pipeline import Pipeline
+from roombot.private_files import private_dir
 from roombot.turns import TurnMachine
 
 log = logging.getLogger("roombot.bot")
@@ -29,6 +30,7 @@ log = logging.getLogger("roombot.bot")
 class Bot:
     def __init__(self, config: Config) -> None:
         self.config = config
+        private_dir(config.state_dir)  # 0700 before anything is written in it
         self.outbox = Outbox(config.outbox.path)
         self.shell = MatrixShell(config, self.outbox)
         self.courier = Courier(
