@@ -45,8 +45,8 @@ def tighten(path: Path) -> bool:
         )
         return False
     log.warning(
-        "a state file was open to other users: tightened it (if someone read it, "
-        "treat its secrets as leaked)",
+        "a state file or directory was open to other users: tightened it (if someone "
+        "read it, treat its secrets as leaked)",
         extra={"path": str(path), "mode_was": oct(was), "mode": oct(now)},
     )
     return True
