@@ -21,6 +21,7 @@ from roombot.matrix import MatrixShell
 from roombot.observe import Metric, make_observe_app, redactor_metrics, serve
 from roombot.outbox import Courier, Outbox
 from roombot.pipeline import Pipeline
+from roombot.private_files import private_dir
 from roombot.redact import Redactor
 from roombot.turns import TurnMachine
 
@@ -31,6 +32,7 @@ class Bot:
     def __init__(self, config: Config, *, redactor: Redactor | None = None) -> None:
         self.config = config
         self.redactor = config.redact.build() if redactor is None else redactor
+        private_dir(config.state_dir)  # 0700 before anything is written in it
         self.outbox = Outbox(config.outbox.path)
         self.shell = MatrixShell(config, self.outbox)
         self.courier = Courier(

@@ -75,6 +75,7 @@ def setup_logging(level: str = "info", fmt: str = "json", redactor: Redactor | N
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    logging.captureWarnings(True)  # a Python warning is a log line too, in the same format
     # nio logs every 429 and timeout itself; the outbox logs them once, with context.
     logging.getLogger("nio").setLevel(max(logging.WARNING, root.level))
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)

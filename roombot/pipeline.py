@@ -48,6 +48,7 @@ from roombot.events import (
     event_to_json,
     parse_event,
 )
+from roombot.private_files import create_dirs, private_sqlite
 from roombot.redact import Redactor
 from roombot.turns import CLOSED, TurnMachine, TurnView
 
@@ -242,7 +243,7 @@ class Pipeline:
     # -- the journal (runs on the journal thread) --------------------------------
 
     def _open_db(self) -> list[tuple[str, float, str | None]]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_sqlite(create_dirs(self.path.parent) / self.path.name)
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")  # a commit is on disk before the 202

@@ -40,7 +40,7 @@ class JsonLinesSink:
     """
 
     def __init__(self, path: str | Path) -> None:
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def emit(self, events: list[Event]) -> None:
         if events:
