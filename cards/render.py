@@ -49,7 +49,9 @@ def _opt_name(text: str | None) -> str | None:
 
 
 def _display(err: TurnError) -> TurnError:
-    """The value as every form shows it: controls visible, names on one line."""
+    """The value as every form shows it: hidden characters visible, names on one line.
+    The note stays as it is: the HTML forms render it as markdown first (which decodes
+    entities and %-escapes), and show what that made."""
     attempts = tuple(
         dataclasses.replace(
             a, message=shown(a.message), provider=_opt_name(a.provider), model=_opt_name(a.model)
@@ -125,7 +127,7 @@ def render_plain(err: TurnError) -> str:
         lines.append(f"Attempts ({len(err.attempts)}):")
         lines.extend(_attempt_line(i, a) for i, a in enumerate(err.attempts, 1))
     if err.note:
-        lines.append(err.note)
+        lines.append(shown(err.note))
     return "\n".join(lines)
 
 
@@ -193,7 +195,7 @@ def render_matrix_html(err: TurnError) -> str:
     if _shows_attempts(err):
         parts.append(_attempts_table(err.attempts))
     if err.note:
-        parts.append(prose(err.note))
+        parts.append(shown(prose(err.note)))
     return "".join(parts)
 
 
@@ -252,7 +254,7 @@ def render_html_fragment(err: TurnError) -> str:
     if _shows_attempts(err):
         parts.append(_attempts_table(err.attempts))
     if err.note:
-        parts.append(prose(err.note))
+        parts.append(shown(prose(err.note)))
     parts.append("</article>")
     return "".join(parts)
 
