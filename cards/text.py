@@ -175,6 +175,8 @@ _ANY_HIDDEN: Final = re.compile(f"[{_CLASS}\u2028\u2029]+")
 def _symbol(char: str) -> bool:
     """A pictograph or other symbol, or a code point this Python's Unicode does not
     know yet in the emoji blocks (newer emoji)."""
+    if char.isascii():  # ASCII takes no part in an emoji sequence (nor does markup's <>)
+        return False
     category = unicodedata.category(char)
     return category in ("So", "Sm") or (category == "Cn" and 0x1F000 <= ord(char) <= 0x1FAFF)
 
@@ -189,8 +191,14 @@ def _joins_emoji(text: str, at: int) -> bool:
 
 
 def _selects(text: str, at: int) -> bool:
-    """The variation selector at `at` follows a visible letter, digit, symbol or mark."""
-    return at > 0 and unicodedata.category(text[at - 1])[0] in "LNSP"
+    """The variation selector at `at` follows a visible letter, digit, symbol or mark:
+    of ASCII only a letter, a digit, # or * (keycaps), never markup's <>."""
+    if at == 0:
+        return False
+    base = text[at - 1]
+    if base.isascii():
+        return base.isalnum() or base in "#*"
+    return unicodedata.category(base)[0] in "LNSP"
 
 
 def _mark(match: re.Match[str]) -> str:
