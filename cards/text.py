@@ -162,11 +162,20 @@ def _names() -> dict[str, str]:
 # Each hidden character (and the marker's bracket) -> what is drawn in its place.
 SHOWN_AS: Final[dict[str, str]] = _names()
 
-_CLASS: Final = "".join(
-    re.escape(chr(row.first)) + ("" if row.first == row.last else "-" + re.escape(chr(row.last)))
-    for row in HIDDEN
-)
-_HIDDEN: Final = re.compile("|".join(map(re.escape, _FLAGS)) + f"|[{_CLASS}{re.escape(MARK_OPEN)}]")
+
+def _class(rows: tuple[Hidden, ...]) -> str:
+    return "".join(
+        re.escape(chr(r.first)) + ("" if r.first == r.last else "-" + re.escape(chr(r.last)))
+        for r in rows
+    )
+
+
+_CLASS: Final = _class(HIDDEN)
+# ASCII text (most of it) is scanned for the ASCII rows alone, which is several times faster.
+_ASCII_HIDDEN: Final = re.compile(f"[{_class(tuple(r for r in HIDDEN if r.last < 0x80))}]")
+_HIDDEN: Final = re.compile(f"[{_CLASS}{re.escape(MARK_OPEN)}]")
+_TAGS: Final = frozenset(map(chr, range(0xE0020, 0xE0080)))
+_FLAG_LENGTH: Final = len(_FLAGS[0])
 _LINE_END: Final = re.compile("\r\n?|[\u2028\u2029]")
 # For JSON: every hidden character, and the line separators, with no exception.
 _ANY_HIDDEN: Final = re.compile(f"[{_CLASS}\u2028\u2029]+")
@@ -201,14 +210,20 @@ def _selects(text: str, at: int) -> bool:
     return unicodedata.category(base)[0] in "LNSP"
 
 
+def _in_flag(text: str, at: int) -> bool:
+    """The tag at `at` is part of one of the three flag sequences."""
+    start = text.rfind("\U0001f3f4", max(0, at - _FLAG_LENGTH + 1), at)
+    return start >= 0 and text[start : start + _FLAG_LENGTH] in _FLAGS
+
+
 def _mark(match: re.Match[str]) -> str:
     found = match.group()
-    if len(found) > 1:  # a whole flag sequence
-        return found
     at = match.start()
     if found == _ZWJ and _joins_emoji(match.string, at):
         return found
     if found in _SELECTORS and _selects(match.string, at):
+        return found
+    if found in _TAGS and _in_flag(match.string, at):
         return found
     return SHOWN_AS[found]
 
@@ -218,7 +233,19 @@ def shown(text: str) -> str:
     Unicode line and paragraph separators read as one), every hidden character visible."""
     if "\r" in text or "\u2028" in text or "\u2029" in text:
         text = _LINE_END.sub("\n", text)
+    if text.isascii():
+        return _ASCII_HIDDEN.sub(_mark, text)
     return _HIDDEN.sub(_mark, text)
+
+
+def cut_shown(text: str, chars: int) -> str:
+    """Shown text cut to at most `chars`, never inside a marker (half of one would
+    read as something else)."""
+    cut = text[:chars]
+    open_at = cut.rfind(MARK_OPEN)
+    if open_at > cut.rfind(MARK_CLOSE) and len(text) > chars:
+        return cut[:open_at]
+    return cut
 
 
 def shown_name(text: str) -> str:

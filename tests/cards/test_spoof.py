@@ -24,9 +24,9 @@ from cards.codec import CARD_KEY, read_payload, to_payload
 from cards.event import render_event
 from cards.kinds import Kind
 from cards.notice import build_notice
-from cards.render import render_html_page, render_matrix_html, render_plain
+from cards.render import first_line, render_html_page, render_matrix_html, render_plain
 from cards.shape import Attempt, TurnError
-from cards.text import HIDDEN, MARK_CLOSE, MARK_OPEN, SHOWN_AS, shown, shown_name
+from cards.text import HIDDEN, MARK_CLOSE, MARK_OPEN, SHOWN_AS, cut_shown, shown, shown_name
 from tests.cards.htmlcheck import check_matrix_html, check_page
 
 FAST = settings(max_examples=150, deadline=None)
@@ -141,6 +141,18 @@ def test_the_table_holds_every_format_character_and_each_one_the_issue_names() -
     assert rows == sorted(rows)
     assert all(a[1] < b[0] for a, b in itertools.pairwise(rows)), "rows overlap"
     assert "\n" not in SHOWN_AS and "\t" not in SHOWN_AS
+    # Default_Ignorable_Code_Point (DerivedCoreProperties.txt, Unicode 15.1): what a
+    # font draws as nothing when it knows no better.
+    ignorable = [
+        (0x00AD, 0x00AD), (0x034F, 0x034F), (0x061C, 0x061C), (0x115F, 0x1160),
+        (0x17B4, 0x17B5), (0x180B, 0x180F), (0x200B, 0x200F), (0x202A, 0x202E),
+        (0x2060, 0x206F), (0x3164, 0x3164), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
+        (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A),
+        (0xE0000, 0xE0FFF),
+    ]  # fmt: skip
+    assert [
+        f"U+{c:04X}" for a, b in ignorable for c in range(a, b + 1) if chr(c) not in SHOWN_AS
+    ] == []
 
 
 def test_a_card_with_every_hidden_character_renders_none_of_them_raw() -> None:
@@ -283,3 +295,20 @@ def test_names_show_what_they_hide_on_one_line() -> None:
     err = dataclasses.replace(CARD, provider="open\u202eai", attempts=())
     assert "open⟦RLO⟧ai" in render_plain(err)
     assert "open⟦RLO⟧ai" in check_matrix_html(render_matrix_html(err)).data
+
+
+def test_the_page_isolates_each_name() -> None:
+    # Right-to-left letters reorder neutral separators around them (no control needed);
+    # on the page each name sits in its own <bdi>, so "/" stays between the two.
+    err = dataclasses.replace(CARD, harness="codex", provider="\u05d0\u05d1\u05d2", model="1.2")
+    page = render_html_page([err])
+    assert check_page(page).tags.count("bdi") == 3
+    assert "<bdi>\u05d0\u05d1\u05d2</bdi> / <bdi>1.2</bdi>" in page
+
+
+def test_a_cut_never_splits_a_marker() -> None:
+    message = "x" * 598 + "\u202e" + "tail"
+    line = first_line(shown(message))
+    assert line == "x" * 598 + " …"
+    assert cut_shown(shown("ab\u202e"), 4) == "ab"
+    assert cut_shown(shown("ab\u202e"), 7) == "ab⟦RLO⟧"
