@@ -17,6 +17,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,6 +28,7 @@ from cards.notice import build_notice
 from cards.render import first_line, render_html_page, render_matrix_html, render_plain
 from cards.shape import Attempt, TurnError
 from cards.text import HIDDEN, MARK_CLOSE, MARK_OPEN, SHOWN_AS, cut_shown, shown, shown_name
+from roombot.cli import main
 from tests.cards.htmlcheck import check_matrix_html, check_page
 
 FAST = settings(max_examples=150, deadline=None)
@@ -312,3 +314,14 @@ def test_a_cut_never_splits_a_marker() -> None:
     assert line == "x" * 598 + " …"
     assert cut_shown(shown("ab\u202e"), 4) == "ab"
     assert cut_shown(shown("ab\u202e"), 7) == "ab⟦RLO⟧"
+
+
+def test_roombot_classify_prints_hidden_characters_as_escapes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    text = "429 Too Many Requests \u202egnp.exe\x9b2J \U000e0068"
+    assert main(["classify", "--text", text, "--provider", "open\u200bai"]) == 0
+    out = capsys.readouterr().out
+    assert_clean(out, "roombot classify")
+    printed = json.loads(out)
+    assert printed["message"] == text and printed["provider"] == "open\u200bai"
