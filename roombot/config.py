@@ -17,13 +17,12 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
+from roombot.api.settings import ApiSettings, parse_api_settings
+from roombot.configerror import ConfigError as ConfigError  # raised by every section
 from roombot.redact import RedactError, Redactor
 from roombot.turns import TurnRules
-
-if TYPE_CHECKING:
-    from roombot.api.settings import ApiSettings
 
 TrustPolicy = Literal["ignore_unverified", "verified_only"]
 TRUST_POLICIES: tuple[str, ...] = ("ignore_unverified", "verified_only")
@@ -35,15 +34,6 @@ _ROOM_REF = re.compile(r"^[!#][^\s]+$")
 _DEVICE = re.compile(r"^@[^:\s]+:\S+\s+\S+$")
 _SERVER = re.compile(r"^[A-Za-z0-9.\-\[\]:]+$")
 _ANY = re.compile(r"(?s).+")
-
-
-class ConfigError(ValueError):
-    """A configuration problem; `key` is the dotted name of what is wrong."""
-
-    def __init__(self, key: str, problem: str) -> None:
-        super().__init__(f"{key}: {problem}")
-        self.key = key
-        self.problem = problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -395,8 +385,6 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
         mt.text("host", "127.0.0.1") or "127.0.0.1", mt.integer("port", 0, maximum=65535)
     )
     mt.finish()
-
-    from roombot.api.settings import parse_api_settings
 
     api_raw = top.raw("api")
     api = parse_api_settings({} if api_raw is None else api_raw, base=base, state_dir=state_dir)

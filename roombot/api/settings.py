@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from roombot.config import ConfigError
+from roombot.configerror import ConfigError
 
 ALL_ROOMS = "*"
 DEFAULT_MAX_BODY = 1024 * 1024

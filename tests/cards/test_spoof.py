@@ -27,7 +27,16 @@ from cards.kinds import Kind
 from cards.notice import build_notice
 from cards.render import first_line, render_html_page, render_matrix_html, render_plain
 from cards.shape import Attempt, TurnError
-from cards.text import HIDDEN, MARK_CLOSE, MARK_OPEN, SHOWN_AS, cut_shown, shown, shown_name
+from cards.text import (
+    HIDDEN,
+    MARK_CLOSE,
+    MARK_OPEN,
+    SHOWN_AS,
+    cut_shown,
+    shown,
+    shown_name,
+    valid_text,
+)
 from roombot.cli import main
 from tests.cards.htmlcheck import check_matrix_html, check_page
 
@@ -248,7 +257,8 @@ def test_no_rendering_of_any_text_holds_a_raw_hidden_character(text: str) -> Non
     err = hostile_card(text)
     for where, out in every_rendering(err).items():
         assert_clean(out, where)
-    assert read_payload(json.loads(json.dumps(to_payload(err)))) == err
+    # Exact, but for lone surrogates, which no event can carry (they become U+FFFD).
+    assert read_payload(json.loads(json.dumps(to_payload(err)))) == hostile_card(valid_text(text))
     assert_clean(shown_name(text), "name")
 
 
