@@ -9,7 +9,6 @@ that say which; SIGHUP serves a renewed certificate; no log line holds the token
 from __future__ import annotations
 
 import asyncio
-import datetime as dt
 import hashlib
 import json
 import logging
@@ -23,12 +22,10 @@ import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-import trustme
 
 from lab import setups
 from roombot.acp.spool import Spool
@@ -41,35 +38,11 @@ from roombot.report_client import CannotSend, ReportClient, ReportError, Untrust
 from roombot.report_tls import is_loopback
 from tests.acp.transcript import TRANSCRIPTS, run_proxy
 from tests.api.conftest import ROOM, TOKENS, sources, started
+from tests.api.pki import Pki, make_pki, served_sha256, sha256_of
 
 ROOT = Path(__file__).resolve().parents[2]
 TOKEN = TOKENS["hub"]
 FAR = "roombot.example.org"  # never resolved: every URL naming it is refused before that
-
-
-@dataclass(frozen=True)
-class Pki:
-    """A CA of the test's own, its PEM file, and leaf certificates written beside it."""
-
-    dir: Path
-    ca: trustme.CA
-    ca_file: Path
-
-    def leaf(self, name: str, *hosts: str, **validity: dt.datetime) -> tuple[Path, Path]:
-        cert = self.ca.issue_cert(*hosts, **validity)
-        cert_file, key_file = self.dir / f"{name}.crt", self.dir / f"{name}.key"
-        cert_file.write_bytes(b"".join(p.bytes() for p in cert.cert_chain_pems))
-        cert.private_key_pem.write_to_path(str(key_file))
-        key_file.chmod(0o600)
-        return cert_file, key_file
-
-
-def make_pki(where: Path) -> Pki:
-    where.mkdir(parents=True, exist_ok=True)
-    ca = trustme.CA()
-    ca_file = where / "ca.pem"
-    ca.cert_pem.write_to_path(str(ca_file))
-    return Pki(where, ca, ca_file)
 
 
 @pytest.fixture
@@ -100,22 +73,6 @@ async def https_api(pipeline: Pipeline, cert: Path, key: Path) -> AsyncIterator[
         yield f"https://127.0.0.1:{runner.addresses[0][1]}"
     finally:
         await runner.cleanup()
-
-
-def sha256_of(cert_file: Path) -> str:
-    return hashlib.sha256(ssl.PEM_cert_to_DER_cert(cert_file.read_text())).hexdigest()
-
-
-def served_sha256(port: int, ca_file: Path) -> str:
-    """The certificate a new, verified connection to 127.0.0.1:port is given."""
-    ctx = ssl.create_default_context(cafile=str(ca_file))
-    with (
-        socket.create_connection(("127.0.0.1", port), timeout=5) as raw,
-        ctx.wrap_socket(raw, server_hostname="127.0.0.1") as tls,
-    ):
-        der = tls.getpeercert(binary_form=True)
-    assert der is not None
-    return hashlib.sha256(der).hexdigest()
 
 
 # --- the server's side ---------------------------------------------------------------------
@@ -205,9 +162,7 @@ async def test_the_api_speaks_https_only_and_the_report_client_delivers_through_
 async def test_the_report_client_names_each_certificate_refusal(
     pki: Pki, pipeline: Pipeline
 ) -> None:
-    now = dt.datetime.now(dt.UTC)
-    expired = pki.leaf("expired", "127.0.0.1", not_before=now - dt.timedelta(days=3),
-                       not_after=now - dt.timedelta(days=1))  # fmt: skip
+    expired = pki.expired("expired", "127.0.0.1")
     elsewhere = pki.leaf("elsewhere", FAR)
     ip_only = pki.leaf("ip-only", "127.0.0.1")
     cases = (
@@ -320,7 +275,6 @@ async def roombot_report(*args: str) -> tuple[int, str]:
 async def test_roombot_report_verifies_and_says_which_refusal(
     pki: Pki, other_ca: Path, pipeline: Pipeline
 ) -> None:
-    now = dt.datetime.now(dt.UTC)
     cert, key = pki.leaf("api", "127.0.0.1")
     async with https_api(pipeline, cert, key) as url:
         code, text = await roombot_report("--url", url, "--ca-file", str(pki.ca_file))
@@ -328,8 +282,7 @@ async def test_roombot_report_verifies_and_says_which_refusal(
         assert json.loads(text)["accepted"] == 2  # a one-shot report: started and ended
         code, text = await roombot_report("--url", url, "--ca-file", str(other_ca))
         assert code == 3 and "TLS refused: 127.0.0.1: " in text and "unknown issuer" in text
-    expired = pki.leaf("expired", "127.0.0.1", not_before=now - dt.timedelta(days=3),
-                       not_after=now - dt.timedelta(days=1))  # fmt: skip
+    expired = pki.expired("expired", "127.0.0.1")
     async with https_api(pipeline, *expired) as url:
         code, text = await roombot_report("--url", url, "--ca-file", str(pki.ca_file))
         assert code == 3 and "certificate has expired" in text, text
@@ -417,7 +370,6 @@ def pi_reporter(settings: dict[str, Any]) -> dict[str, Any]:
 async def test_the_pi_reporter_delivers_over_https_and_says_which_refusal(
     pki: Pki, other_ca: Path, pipeline: Pipeline, tmp_path: Path
 ) -> None:
-    now = dt.datetime.now(dt.UTC)
     token_file = tmp_path / "reporter-token"
     token_file.write_text(REPORTER_TOKEN)
     base = {"tokenFile": str(token_file)}
@@ -432,8 +384,7 @@ async def test_the_pi_reporter_delivers_over_https_and_says_which_refusal(
         assert wrong["counts"] == {"sent": 0, "dropped": 1, "retries": 0}, wrong
         assert "TLS refused: 127.0.0.1: " in wrong["lines"][0]
         assert "unknown issuer" in wrong["lines"][0]
-    expired = pki.leaf("expired", "127.0.0.1", not_before=now - dt.timedelta(days=3),
-                       not_after=now - dt.timedelta(days=1))  # fmt: skip
+    expired = pki.expired("expired", "127.0.0.1")
     for (c, k), words in (
         (expired, "certificate has expired"),
         (pki.leaf("elsewhere", FAR), "(host name mismatch)"),
