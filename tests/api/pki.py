@@ -20,8 +20,14 @@ class Pki:
     ca: trustme.CA
     ca_file: Path
 
-    def leaf(self, name: str, *hosts: str, **validity: dt.datetime) -> tuple[Path, Path]:
-        cert = self.ca.issue_cert(*hosts, **validity)
+    def leaf(
+        self,
+        name: str,
+        *hosts: str,
+        not_before: dt.datetime | None = None,
+        not_after: dt.datetime | None = None,
+    ) -> tuple[Path, Path]:
+        cert = self.ca.issue_cert(*hosts, not_before=not_before, not_after=not_after)
         cert_file, key_file = self.dir / f"{name}.crt", self.dir / f"{name}.key"
         cert_file.write_bytes(b"".join(p.bytes() for p in cert.cert_chain_pems))
         cert.private_key_pem.write_to_path(str(key_file))

@@ -485,8 +485,8 @@ def test_sighup_serves_a_renewed_certificate_and_keeps_the_old_one_on_failure(
     finally:
         log = api.stop()
     # the server's log at debug level: JSON lines only, and no token, good or bad, in any
-    for line in log.splitlines():
-        json.loads(line)
+    for text in log.splitlines():
+        json.loads(text)
     assert TOKEN not in log and TOKENS["ops"][::-1] not in log
 
 
