@@ -24,6 +24,8 @@ _UNKNOWN_ISSUER = frozenset({2, 18, 19, 20, 21})
 _EXPIRED = 10
 _NOT_YET_VALID = 9
 _NAME_MISMATCH = frozenset({62, 64})
+# What OpenSSL says when the answer to a ClientHello is not TLS (a plain HTTP server).
+_NOT_TLS = frozenset({"WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "HTTP_REQUEST"})
 
 
 class CannotSend(ValueError):
@@ -97,7 +99,7 @@ def client_context(ca_file: str | Path | None = None) -> ssl.SSLContext:
 
 
 def explain(exc: BaseException, host: str) -> str | None:
-    """The refusal in words when `exc` is a TLS failure (never retried); None otherwise."""
+    """The refusal in words when `exc` is a TLS refusal (never retried); None otherwise."""
     if isinstance(exc, ssl.SSLCertVerificationError):
         code, detail = exc.verify_code, exc.verify_message
         if code in _UNKNOWN_ISSUER:
@@ -112,8 +114,8 @@ def explain(exc: BaseException, host: str) -> str | None:
         if code in _NAME_MISMATCH:
             return f"{host}: the certificate is for another host (host name mismatch): {detail}"
         return f"{host}: the server's certificate was refused: {detail}"
-    if isinstance(exc, ssl.SSLError):
-        if exc.reason in ("WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "HTTP_REQUEST"):
-            return f"{host}: the server does not speak TLS on this port (is it plain http?)"
-        return f"{host}: the TLS handshake failed: {exc.reason or exc}"
+    if isinstance(exc, ssl.SSLError) and exc.reason in _NOT_TLS:
+        return f"{host}: the server does not speak TLS on this port (is it plain http?)"
+    # Any other TLS error (a handshake cut short by a restarting bot) is a transport
+    # failure like a refused connection: retried.
     return None

@@ -53,10 +53,15 @@ export function tlsRefusal(error, host) {
   if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
     return `${host}: the certificate is for another host (host name mismatch): ${error.reason || code}`;
   }
-  if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || code === "ERR_SSL_PACKET_LENGTH_TOO_LONG") {
+  // node reports an answer that is not TLS as EPROTO with OpenSSL's words in the message.
+  if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || (code === "EPROTO" && /wrong version number/.test(error.message))) {
     return `${host}: the server does not speak TLS on this port (is it plain http?)`;
   }
-  if (typeof code === "string" && /^(ERR_SSL_|ERR_TLS_|CERT_)/.test(code)) return `${host}: TLS refused: ${code}`;
+  // Any other certificate verdict is a refusal too; other TLS errors (a handshake cut short)
+  // are transport failures, retried.
+  if (typeof code === "string" && /^(ERR_TLS_CERT|CERT_)/.test(code)) {
+    return `${host}: the server's certificate was refused: ${code}`;
+  }
   return null;
 }
 

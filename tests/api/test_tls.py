@@ -75,6 +75,16 @@ async def https_api(pipeline: Pipeline, cert: Path, key: Path) -> AsyncIterator[
         await runner.cleanup()
 
 
+@asynccontextmanager
+async def plain_api(pipeline: Pipeline) -> AsyncIterator[str]:
+    settings = ApiSettings(host="127.0.0.1", sources=sources())
+    runner = await serve_api(settings, pipeline, reload_on_sighup=False)
+    try:
+        yield f"http://127.0.0.1:{runner.addresses[0][1]}"
+    finally:
+        await runner.cleanup()
+
+
 # --- the server's side ---------------------------------------------------------------------
 
 
@@ -176,6 +186,11 @@ async def test_the_report_client_names_each_certificate_refusal(
             with pytest.raises(Untrusted, match=words) as err:
                 await asyncio.to_thread(client.send_event, started("tls-x"))
             assert TOKEN not in str(err.value)
+    # https:// to an API that speaks plain HTTP
+    async with plain_api(pipeline) as plain:
+        client = ReportClient(plain.replace("http:", "https:"), TOKEN, ca_file=pki.ca_file)
+        with pytest.raises(Untrusted, match=r"does not speak TLS on this port"):
+            await asyncio.to_thread(client.send_event, started("tls-x"))
     assert await pipeline.journal_size() == 0
 
 
@@ -394,6 +409,15 @@ async def test_the_pi_reporter_delivers_over_https_and_says_which_refusal(
                 pi_reporter, {**base, "url": url, "caFile": str(pki.ca_file)}
             )
             assert out["counts"]["dropped"] == 1 and words in out["lines"][0], out
+    async with plain_api(pipeline) as plain:
+        https_to_plain = {
+            **base,
+            "url": plain.replace("http:", "https:"),
+            "caFile": str(pki.ca_file),
+        }
+        out = await asyncio.to_thread(pi_reporter, https_to_plain)
+        assert out["counts"]["dropped"] == 1, out
+        assert "does not speak TLS on this port" in out["lines"][0], out
     far = await asyncio.to_thread(pi_reporter, {**base, "url": f"http://{FAR}:8450"})
     assert far["counts"] is None  # not configured: nothing is ever sent
     assert f"plain http:// to a non-loopback host ({FAR})" in far["lines"][0]

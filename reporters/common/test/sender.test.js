@@ -180,6 +180,8 @@ test("tlsRefusal names each certificate refusal; other errors are not TLS", () =
   assert.match(tlsRefusal({ code: "SELF_SIGNED_CERT_IN_CHAIN" }, "h"), /unknown issuer/);
   assert.match(tlsRefusal({ code: "CERT_HAS_EXPIRED" }, "h"), /has expired/);
   assert.match(tlsRefusal({ code: "ERR_TLS_CERT_ALTNAME_INVALID", reason: "IP: 127.0.0.1 is not in the cert's list" }, "h"), /host name mismatch/);
+  assert.match(tlsRefusal({ code: "EPROTO", message: "write EPROTO ...:wrong version number:..." }, "h"), /does not speak TLS/);
+  assert.equal(tlsRefusal({ code: "EPROTO", message: "write EPROTO ...:unexpected eof while reading" }, "h"), null);
   assert.equal(tlsRefusal({ code: "ECONNREFUSED" }, "h"), null);
 });
 
