@@ -1,7 +1,7 @@
 """The report API over TLS, with a throwaway CA made here (trustme).
 
 Every client delivers through it (the report client, `roombot report`, the ACP proxy,
-the Pi reporter under node); a wrong CA, an expired certificate, another host's
+the Pi and OpenClaw reporters under node); a wrong CA, an expired certificate, another host's
 certificate and plain http:// to a host other than loopback are each refused in words
 that say which; SIGHUP serves a renewed certificate; no log line holds the token.
 """
@@ -360,18 +360,18 @@ async def test_the_acp_proxy_delivers_over_https_and_says_when_it_cannot(
     assert status == 2 and not ran and "cannot read the CA file" in stderr
 
 
-# --- a JS reporter (Pi's, under node) ---------------------------------------------------------
+# --- the JS reporters, under node ---------------------------------------------------------
 
 
 REPORTER_TOKEN = TOKENS["ops"]  # a reporter names sessions, not rooms: its source has every room
 
 
-def pi_reporter(settings: dict[str, Any]) -> dict[str, Any]:
+def js_reporter(name: str, settings: dict[str, Any]) -> dict[str, Any]:
     node = setups.NODE24_BIN / "node"
     if not node.exists():
         pytest.fail("node 24 not installed: run `make harnesses` (lab/install.sh)")
     res = subprocess.run(
-        [str(node), str(ROOT / "tests" / "api" / "pi_reporter.mjs"), json.dumps(settings)],
+        [str(node), str(ROOT / "tests" / "api" / "js_reporter.mjs"), name, json.dumps(settings)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -382,8 +382,9 @@ def pi_reporter(settings: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-async def test_the_pi_reporter_delivers_over_https_and_says_which_refusal(
-    pki: Pki, other_ca: Path, pipeline: Pipeline, tmp_path: Path
+@pytest.mark.parametrize("name", ["pi", "openclaw"])
+async def test_a_js_reporter_delivers_over_https_and_says_which_refusal(
+    name: str, pki: Pki, other_ca: Path, pipeline: Pipeline, tmp_path: Path
 ) -> None:
     token_file = tmp_path / "reporter-token"
     token_file.write_text(REPORTER_TOKEN)
@@ -391,11 +392,13 @@ async def test_the_pi_reporter_delivers_over_https_and_says_which_refusal(
     cert, key = pki.leaf("api", "127.0.0.1")
     async with https_api(pipeline, cert, key) as url:
         sent = await asyncio.to_thread(
-            pi_reporter, {**base, "url": url, "caFile": str(pki.ca_file)}
+            js_reporter, name, {**base, "url": url, "caFile": str(pki.ca_file)}
         )
         assert sent["counts"]["sent"] == 1 and sent["lines"] == [], json.dumps(sent)
         assert await pipeline.journal_size() == 1
-        wrong = await asyncio.to_thread(pi_reporter, {**base, "url": url, "caFile": str(other_ca)})
+        wrong = await asyncio.to_thread(
+            js_reporter, name, {**base, "url": url, "caFile": str(other_ca)}
+        )
         assert wrong["counts"] == {"sent": 0, "dropped": 1, "retries": 0}, wrong
         assert "TLS refused: 127.0.0.1: " in wrong["lines"][0]
         assert "unknown issuer" in wrong["lines"][0]
@@ -406,7 +409,7 @@ async def test_the_pi_reporter_delivers_over_https_and_says_which_refusal(
     ):
         async with https_api(pipeline, c, k) as url:
             out = await asyncio.to_thread(
-                pi_reporter, {**base, "url": url, "caFile": str(pki.ca_file)}
+                js_reporter, name, {**base, "url": url, "caFile": str(pki.ca_file)}
             )
             assert out["counts"]["dropped"] == 1 and words in out["lines"][0], out
     async with plain_api(pipeline) as plain:
@@ -415,10 +418,10 @@ async def test_the_pi_reporter_delivers_over_https_and_says_which_refusal(
             "url": plain.replace("http:", "https:"),
             "caFile": str(pki.ca_file),
         }
-        out = await asyncio.to_thread(pi_reporter, https_to_plain)
+        out = await asyncio.to_thread(js_reporter, name, https_to_plain)
         assert out["counts"]["dropped"] == 1, out
         assert "does not speak TLS on this port" in out["lines"][0], out
-    far = await asyncio.to_thread(pi_reporter, {**base, "url": f"http://{FAR}:8450"})
+    far = await asyncio.to_thread(js_reporter, name, {**base, "url": f"http://{FAR}:8450"})
     assert far["counts"] is None  # not configured: nothing is ever sent
     assert f"plain http:// to a non-loopback host ({FAR})" in far["lines"][0]
     assert await pipeline.journal_size() == 1
