@@ -15,7 +15,7 @@ from typing import Any
 
 from aiohttp import web
 
-from roombot.api.app import make_app
+from roombot.api.server import serve_api
 from roombot.config import Config
 from roombot.matrix import MatrixShell
 from roombot.observe import Metric, make_observe_app, redactor_metrics, serve
@@ -137,11 +137,13 @@ class Bot:
             log.info("metrics and health listening", extra={"host": m.host, "port": m.port})
         await self.pipeline.start()
         if self.config.api.port:
-            api = make_app(self.config.api, self.pipeline)
-            self._runners.append(await serve(api, self.config.api.host, self.config.api.port))
+            api = self.config.api
+            self._runners.append(
+                await serve_api(api, self.pipeline, reload_on_sighup=handle_signals)
+            )
             log.info(
                 "report API listening",
-                extra={"host": self.config.api.host, "port": self.config.api.port},
+                extra={"host": api.host, "port": api.port, "scheme": api.scheme},
             )
         try:
             start = asyncio.create_task(self.shell.start())

@@ -33,7 +33,13 @@ def _sink(config: dict[str, Any]) -> Sink:
 
     with open(spec["token_file"], encoding="utf-8") as f:  # never on a command line
         token = f.read().strip()
-    sink = ReportSink(spec["url"], token, spec["spool"])
+    sink = ReportSink(
+        spec["url"],
+        token,
+        spec["spool"],
+        ca_file=spec.get("ca_file"),
+        insecure=bool(spec.get("insecure")),
+    )
     sink.start()
     return sink
 

@@ -103,6 +103,17 @@ class Redactor:
         self.enabled = enabled
         extra = tuple(_extra_shape(i, p) for i, p in enumerate(patterns))
         self._shapes = tuple(_compiled(s) for s in SHAPES + extra)
+        # Which shapes each hint calls for: its own, and those of every hint inside it
+        # (the scan finds "sk-ant-", not also the "sk-" within it).
+        hints = sorted({h for s in self._shapes for h in s.shape.hints}, key=len, reverse=True)
+        self._hints = re.compile("|".join(map(re.escape, hints)))
+        self._wants = {
+            h: frozenset(
+                i for i, c in enumerate(self._shapes) if any(x in h for x in c.shape.hints)
+            )
+            for h in hints
+        }
+        self._always = frozenset(i for i, c in enumerate(self._shapes) if not c.shape.hints)
         allowed = []
         for i, a in enumerate(allow):
             try:
@@ -119,11 +130,12 @@ class Redactor:
         """The text with every credential replaced by its marker."""
         if not self.enabled or not text:
             return text
-        low = text.lower()
+        wanted = set(self._always)
+        for hint in set(self._hints.findall(text.lower())):
+            wanted |= self._wants[hint]
         found: list[tuple[int, int, re.Match[str], _Compiled]] = []
-        for order, c in enumerate(self._shapes):
-            if c.shape.hints and not any(h in low for h in c.shape.hints):
-                continue
+        for order in sorted(wanted):
+            c = self._shapes[order]
             found += [(m.start(), order, m, c) for m in c.regex.finditer(text)]
         if found:
             # Leftmost first; where two shapes start together, the earlier in the table.
