@@ -40,9 +40,6 @@ _E = r"(?![A-Za-z0-9_*\u2022\u00d7-])"  # nor before a mask: "sk-proj-****abcd" 
 # A token's letters taken whole (possessive: never a shorter run), and not a masked one.
 _TOKEN = r"[A-Za-z0-9._~+/=-]{8,}+(?![*\u2022\u00d7])"
 
-# The credential parameters' names end in one of these (the hints of the shape).
-_PARAMETER_ENDS = ("key", "token", "auth", "secret", "password", "sig", "signature", "credential")
-
 SHAPES: tuple[Shape, ...] = (
     Shape(
         "private_key_block",
@@ -189,7 +186,7 @@ SHAPES: tuple[Shape, ...] = (
         "",
         True,
         "https://docs.aws.amazon.com/AmazonS3/latest/API/sigv4-query-string-auth.html",
-        tuple(f"{n}{eq}" for n in _PARAMETER_ENDS for eq in ("=", "\\=")),
+        ("key", "token", "auth", "secret", "passw", "sig", "cred"),
     ),
     Shape(
         "signature",
@@ -200,7 +197,7 @@ SHAPES: tuple[Shape, ...] = (
         "",
         False,
         "https://docs.aws.amazon.com/AmazonS3/latest/API/sig-v4-authenticating-requests.html",
-        ("signature", "sig"),
+        ("sig",),
     ),
     Shape(
         "credential_field",
@@ -216,7 +213,7 @@ SHAPES: tuple[Shape, ...] = (
         "",
         False,
         "https://12factor.net/config",
-        ("key", "secret", "token", "cred", "passw", "passphrase"),
+        ("key", "secret", "token", "cred", "passw"),
     ),
     Shape(
         "url_password",
