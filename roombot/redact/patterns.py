@@ -143,6 +143,48 @@ SHAPES: tuple[Shape, ...] = (
         ("hf_",),
     ),
     Shape(
+        "gitlab_token",
+        _B + r"(?P<secret>gl(?:pat|oas|dt|rt|ptt|ft|imt|agent|soat)-[A-Za-z0-9_-]{20,})" + _E,
+        r"gl[a-z]+-",
+        True,
+        "https://docs.gitlab.com/security/tokens/",
+        ("gl",),
+    ),
+    Shape(
+        "npm_token",
+        _B + r"(?P<secret>npm_[A-Za-z0-9]{36})" + _E,
+        "npm_",
+        True,
+        "https://github.blog/changelog/2021-09-23-npm-has-a-new-access-token-format/",
+        ("npm_",),
+    ),
+    Shape(
+        "stripe_key",
+        _B + r"(?P<secret>(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,})" + _E,
+        r"[a-z]{2}_[a-z]{4}_",
+        True,
+        "https://docs.stripe.com/keys",
+        ("_live_", "_test_"),
+    ),
+    Shape(
+        "google_oauth_token",
+        _B + r"(?P<secret>ya29\.[A-Za-z0-9_-]{20,})" + _E,
+        "ya29.",
+        True,
+        "https://cloud.google.com/docs/authentication/token-types#access",
+        ("ya29.",),
+    ),
+    Shape(
+        "telegram_bot_token",
+        # In the Bot API's URLs (https://api.telegram.org/bot<token>/getUpdates), which
+        # connection errors print whole.
+        r"(?<![A-Za-z0-9])bot(?P<secret>\d{5,12}:[A-Za-z0-9_-]{30,})" + _E,
+        "",
+        False,
+        "https://core.telegram.org/bots/api#authorizing-your-bot",
+        ("bot",),
+    ),
+    Shape(
         "jwt",
         # A JSON header is always "eyJ" in base64url; the payload of an encrypted one is not.
         _B + r"(?P<secret>eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.?[A-Za-z0-9_-]*)" + _E,
@@ -203,7 +245,7 @@ SHAPES: tuple[Shape, ...] = (
         "credential_field",
         # A credential by its field name in JSON, a repr or an env dump: `"api_key": "x"`,
         # `api_key='x'`, `AWS_SECRET_ACCESS_KEY=x`, `password: x`.
-        r"(?i:(?<![A-Za-z0-9])[\"']?(?:[a-z0-9]+[_-])?(?:api[_-]?key|secret[_-]?access[_-]?key"
+        r"(?i:(?<![A-Za-z0-9])[\"']?_?(?:[a-z0-9]+[_-])?(?:api[_-]?key|secret[_-]?access[_-]?key"
         r"|client[_-]?secret|access[_-]?token|refresh[_-]?token|session[_-]?token"
         r"|auth[_-]?token|auth[_-]?cred|private[_-]?key|password|passwd|passphrase)"
         r"[\"']?\s*(?:[:=]|->|=>)\s*u?)"
