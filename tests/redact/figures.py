@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from roombot.normalise import classify
-from roombot.redact import MARKER, Redactor
+from roombot.redact import MARKER, SHAPES, Redactor
 
 HERE = Path(__file__).resolve().parent
 CREDENTIALS = HERE / "corpus" / "credentials.json"
@@ -60,12 +60,16 @@ class Figures:
     failures: int = 0
     altered: list[tuple[str, str]] = field(default_factory=list)  # (file, source)
     kind_changed: list[tuple[str, str, str]] = field(default_factory=list)  # (source, a, b)
+    by_shape: dict[str, list[str]] = field(default_factory=dict)  # our shape -> sources
 
 
 def measure(redactor: Redactor) -> Figures:
     f = Figures()
     for e in credentials():
+        before = Counter(redactor.redacted)
         out = redactor.text(e["text"])
+        for shape in redactor.redacted - before:
+            f.by_shape.setdefault(shape, []).append(e["source"])
         if must_hide(e):
             left = [s for s in e["secrets"] if s in out]
             (f.shown if left else f.hidden)[e["format"]] += 1
@@ -139,6 +143,12 @@ def main() -> None:
         print(f"| {fmt} | {f.hidden[fmt]} | {f.shown[fmt]} |")
     for source, secret in f.missed:
         print(f"  left: {secret[:40]!r} in {source}")
+    print("\nwhich of our shapes hid them (an entry may need several):")
+    print("| shape | entries | one of them |")
+    print("|---|---|---|")
+    for shape in SHAPES:
+        sources = f.by_shape.get(shape.name, [])
+        print(f"| {shape.name} | {len(sources)} | {sources[0] if sources else '(none yet)'} |")
     kept_total = f.kept + len(f.changed)
     print(f"already masked or stand-ins left as they were: {f.kept}/{kept_total}")
     for source in f.changed:
