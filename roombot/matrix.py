@@ -501,9 +501,10 @@ class MatrixShell:
                 if (user_id, device.id) == (c.user_id, c.device_id):
                     continue
                 why = self.recipients.decide(user_id, device.id, device.ed25519, device.curve25519)
-                if why is None:
+                # The marks live in nio's store; set one only when it changes.
+                if why is None and not device.verified:
                     c.verify_device(device)
-                else:
+                elif why is not None and not device.blacklisted:
                     c.blacklist_device(device)
                 if not self.recipients.news(user_id, device.id, why):
                     continue

@@ -6,6 +6,11 @@ are cross-signed). Members cross-sign themselves with roombot's bootstrap code,
 the same steps any client takes. Each member's side is read for itself: a
 decrypted notice, or an undecryptable event whose Megolm session the member
 never received.
+
+The story: a cross-signed member and a listed unsigned one decrypt, an unsigned
+one does not; a late joiner is refused until it cross-signs, then gets the next
+notice; a member who resets their identity without signing their device again
+loses it from the next notice on. Each refusal is one log line per device.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from nio import MegolmEvent
 from roombot.bot import Bot
 from roombot.config import load_config
 from roombot.crosssign.api import KeysApi
+from roombot.crosssign.keys import Identity
 from roombot.crosssign.manage import Bootstrapper, Mode
 from roombot.crosssign.store import KeyStore
 from roombot.devserver import DevServer
@@ -47,6 +53,14 @@ async def cross_sign(m: StrictMember, tmp: Path) -> None:
             Mode.ON_DEMAND
         )
     assert result.after.ok, result.after.problem
+
+
+async def new_identity_only(m: StrictMember) -> None:
+    """New master and self-signing keys, uploaded without signing any device with them."""
+    c = m.client
+    identity = Identity.generate(m.user_id)
+    async with KeysApi(c.homeserver, m.user_id, c.device_id, c.access_token) as api:
+        await api.upload_signing_keys(identity.upload_body(), lambda: m.password)
 
 
 async def join(owner: StrictMember, m: StrictMember, room_id: str) -> None:
@@ -128,11 +142,14 @@ async def test_cross_signed_policy_against_real_members(
                 ("device gets no room keys", unsigned.user_id, unsigned.client.device_id),
                 ("device gets no room keys", late.user_id, late.client.device_id),
                 ("device gets room keys from now on", late.user_id, late.client.device_id),
+                ("device gets no room keys", signed.user_id, signed.client.device_id),
             ]
         )
         refusal = next(t for t in told if t["user_id"] == unsigned.user_id)
         assert refusal["reason"] == "its owner has no cross-signing identity"
         assert refusal["level"] == "warning"
+        reset = next(t for t in told if t["user_id"] == signed.user_id)
+        assert reset["reason"] == "its owner has not signed it with the self-signing key"
     finally:
         for m in everyone:
             await m.close()
@@ -198,3 +215,21 @@ async def run_the_story(
         assert has_no_key(unsigned, third) and not unsigned.messages(room_id, bot_id)
         await listed.wait_for(room_id, 3, sender=bot_id)
         assert [s.event_id for s in signed.messages(room_id, bot_id)] == [first, second, third]
+
+        # 4. A member resets their identity and does not sign the device again: the device
+        # it vouched for is out from the next notice on (nio starts a new Megolm session).
+        seen_before = bot.shell.recipients.changes_seen.get(signed.user_id, 0)
+        await new_identity_only(signed)
+        assert await late.cross_signed_devices(signed.user_id) == {}
+        await until(
+            "the bot to see the reset identity",
+            lambda: bot.shell.recipients.changes_seen.get(signed.user_id, 0) > seen_before,
+        )
+        bot.outbox.enqueue(Post(room_id, "t4", turn_error("t4")))
+        await wait_sent(bot, 4)
+        fourth = bot.outbox.posted_event(room_id, "t4")
+        assert fourth is not None
+        await late.wait_for(room_id, 2, sender=bot_id)
+        await settle(signed)
+        assert has_no_key(signed, fourth)
+        assert decrypted(late, room_id, fourth)
