@@ -54,7 +54,10 @@ class Recipients:
     def learn(self, ask: Ask, answer: Mapping[str, Any]) -> None:
         verdicts = cross_signed(answer)
         for user in ask.users:
-            if self._generation.get(user, 0) == ask.generations[user]:
+            # A user missing from the answer (their server did not answer ours, say) is
+            # asked for again at the next send rather than refused until they change.
+            fresh = self._generation.get(user, 0) == ask.generations[user]
+            if fresh and user in verdicts.users:
                 self._verdicts[user] = verdicts
 
     def decide(self, user_id: str, device_id: str, ed25519: str, curve25519: str) -> str | None:

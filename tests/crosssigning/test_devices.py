@@ -338,3 +338,17 @@ def test_the_answer_is_not_changed_by_judging_it() -> None:
     before = copy.deepcopy(a)
     got = cross_signed(a)
     assert isinstance(got, CrossSigned) and a == before
+
+
+def test_a_user_the_answer_left_out_is_asked_for_again() -> None:
+    alice = Person(ALICE)
+    r = Recipients(cross_signing=True)
+    ask = r.ask([ALICE, BOB])
+    assert ask.users == (ALICE, BOB)
+    partial = answer((alice, {"PHONE": alice.device("PHONE")}))
+    partial["failures"] = {"example.org": {"status": 503, "message": "Not ready"}}
+    r.learn(ask, partial)
+    assert (
+        r.decide(BOB, "PHONE", "e", "c") == "the bot could not fetch its owner's cross-signing keys"
+    )
+    assert r.ask([ALICE, BOB]).users == (BOB,)
