@@ -58,6 +58,7 @@ def render_event(content: object) -> RenderedEvent:
         and len(formatted) <= MAX_FORMATTED_BYTES
         and len(formatted.encode("utf-8", "surrogatepass")) <= MAX_FORMATTED_BYTES
     ):
-        html = sanitize(shown(valid_text(formatted)))
+        # Shown after sanitising: the sanitiser decodes entities (&#x202e; becomes U+202E).
+        html = shown(sanitize(valid_text(formatted)))
         return RenderedEvent(plain, html, card_error=card_error)
     return RenderedEvent(plain, text_block(plain), card_error=card_error)

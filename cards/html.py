@@ -11,6 +11,8 @@ from urllib.parse import urlsplit
 import nh3
 from markdown_it import MarkdownIt
 
+from cards.text import valid_text
+
 # Tags the Matrix spec (client-server API, m.room.message formats) allows in formatted_body.
 ALLOWED_TAGS: Final = frozenset(
     [
@@ -101,7 +103,7 @@ def _attribute_filter(tag: str, attr: str, value: str) -> str | None:
 def sanitize(untrusted_html: str) -> str:
     """Reduce any HTML to the Matrix allowlist (the reference client's fallback path)."""
     return nh3.clean(
-        untrusted_html,
+        valid_text(untrusted_html),  # the sanitiser needs text that UTF-8 can encode
         tags=set(ALLOWED_TAGS),
         attributes={tag: set(attrs) for tag, attrs in ALLOWED_ATTRIBUTES.items()},
         url_schemes=set(LINK_SCHEMES | IMAGE_SCHEMES),

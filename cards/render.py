@@ -15,7 +15,7 @@ from typing import Final
 from cards.html import escape, prose, text_block
 from cards.kinds import Kind
 from cards.shape import Attempt, TurnError
-from cards.text import shown, shown_name
+from cards.text import cut_shown, shown, shown_name
 
 # A message longer than this (characters) or with more lines is folded in
 # <details> in the Matrix HTML, so one card never floods the timeline.
@@ -49,7 +49,9 @@ def _opt_name(text: str | None) -> str | None:
 
 
 def _display(err: TurnError) -> TurnError:
-    """The value as every form shows it: controls visible, names on one line."""
+    """The value as every form shows it: hidden characters visible, names on one line.
+    The note stays as it is: the HTML forms render it as markdown first (which decodes
+    entities and %-escapes), and show what that made."""
     attempts = tuple(
         dataclasses.replace(
             a, message=shown(a.message), provider=_opt_name(a.provider), model=_opt_name(a.model)
@@ -69,7 +71,7 @@ def _display(err: TurnError) -> TurnError:
 
 def first_line(message: str, chars: int = FOLD_CHARS) -> str:
     """An attempt's message in a list: its first line, at most `chars`; "…" says more exists."""
-    first = message.split("\n", 1)[0][:chars]
+    first = cut_shown(message.split("\n", 1)[0], chars)
     return first if first == message else f"{first} …"
 
 
@@ -125,7 +127,7 @@ def render_plain(err: TurnError) -> str:
         lines.append(f"Attempts ({len(err.attempts)}):")
         lines.extend(_attempt_line(i, a) for i, a in enumerate(err.attempts, 1))
     if err.note:
-        lines.append(err.note)
+        lines.append(shown(err.note))
     return "\n".join(lines)
 
 
@@ -136,7 +138,7 @@ def _message_html(message: str) -> str:
     if len(message) <= FOLD_CHARS and message.count("\n") < FOLD_LINES:
         return f"<blockquote>{text_block(message)}</blockquote>"
     first = message.split("\n", 1)[0]
-    summary = first if len(first) <= 120 else first[:119] + "…"
+    summary = first if len(first) <= 120 else cut_shown(first, 119) + "…"
     return (
         f"<details><summary>{escape(summary)}</summary>"
         f"<pre><code>{escape(message)}</code></pre></details>"
@@ -193,7 +195,7 @@ def render_matrix_html(err: TurnError) -> str:
     if _shows_attempts(err):
         parts.append(_attempts_table(err.attempts))
     if err.note:
-        parts.append(prose(err.note))
+        parts.append(shown(prose(err.note)))
     return "".join(parts)
 
 
@@ -234,10 +236,12 @@ def render_html_fragment(err: TurnError) -> str:
     err = _display(err)
     classes = f"roombot-card kind-{err.kind.value}" + (" recovered" if err.recovered else "")
     title = f"Recovered (was: {err.kind.label})" if err.recovered else err.kind.label
-    meta = [f"harness <code>{escape(err.harness)}</code>"]
-    where = _where(err.provider, err.model)
+    # Each name in its own <bdi>: right-to-left letters in one name cannot then reorder
+    # the separators and the other name (the Matrix subset has no such element).
+    meta = [f"harness <code><bdi>{escape(err.harness)}</bdi></code>"]
+    where = " / ".join(f"<bdi>{escape(p)}</bdi>" for p in (err.provider, err.model) if p)
     if where:
-        meta.append(escape(where))
+        meta.append(where)
     if err.retry_after is not None:
         meta.append(f"retry after {err.retry_after} s")
     parts = [
@@ -252,7 +256,7 @@ def render_html_fragment(err: TurnError) -> str:
     if _shows_attempts(err):
         parts.append(_attempts_table(err.attempts))
     if err.note:
-        parts.append(prose(err.note))
+        parts.append(shown(prose(err.note)))
     parts.append("</article>")
     return "".join(parts)
 

@@ -15,20 +15,24 @@ from typing import Any
 
 from aiohttp import web
 
-from roombot.api.app import make_app
+from roombot.api.server import serve_api
 from roombot.config import Config
 from roombot.matrix import MatrixShell
-from roombot.observe import Metric, make_observe_app, serve
+from roombot.observe import Metric, make_observe_app, redactor_metrics, serve
 from roombot.outbox import Courier, Outbox
 from roombot.pipeline import Pipeline
+from roombot.private_files import private_dir
+from roombot.redact import Redactor
 from roombot.turns import TurnMachine
 
 log = logging.getLogger("roombot.bot")
 
 
 class Bot:
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, redactor: Redactor | None = None) -> None:
         self.config = config
+        self.redactor = config.redact.build() if redactor is None else redactor
+        private_dir(config.state_dir)  # 0700 before anything is written in it
         self.outbox = Outbox(config.outbox.path)
         self.shell = MatrixShell(config, self.outbox)
         self.courier = Courier(
@@ -43,7 +47,10 @@ class Bot:
         # Sources -> journal -> turn rules -> outbox. Always running (the demo and
         # tests feed it directly); the report API in front of it only when configured.
         self.pipeline = Pipeline(
-            config.api.journal, TurnMachine(config.turns, dict(config.reporters)), self.outbox
+            config.api.journal,
+            TurnMachine(config.turns, dict(config.reporters)),
+            self.outbox,
+            redactor=self.redactor,
         )
         self.started = asyncio.Event()
         self._stop = asyncio.Event()
@@ -103,6 +110,7 @@ class Bot:
                 "Wall clock of the last good sync",
                 age,
             ),
+            *redactor_metrics(self.redactor),
         ]
 
     def health(self) -> tuple[bool, dict[str, Any]]:
@@ -129,11 +137,13 @@ class Bot:
             log.info("metrics and health listening", extra={"host": m.host, "port": m.port})
         await self.pipeline.start()
         if self.config.api.port:
-            api = make_app(self.config.api, self.pipeline)
-            self._runners.append(await serve(api, self.config.api.host, self.config.api.port))
+            api = self.config.api
+            self._runners.append(
+                await serve_api(api, self.pipeline, reload_on_sighup=handle_signals)
+            )
             log.info(
                 "report API listening",
-                extra={"host": self.config.api.host, "port": self.config.api.port},
+                extra={"host": api.host, "port": api.port, "scheme": api.scheme},
             )
         try:
             start = asyncio.create_task(self.shell.start())

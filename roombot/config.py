@@ -17,12 +17,12 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
+from roombot.api.settings import ApiSettings, parse_api_settings
+from roombot.configerror import ConfigError as ConfigError  # raised by every section
+from roombot.redact import RedactError, Redactor
 from roombot.turns import TurnRules
-
-if TYPE_CHECKING:
-    from roombot.api.settings import ApiSettings
 
 TrustPolicy = Literal["ignore_unverified", "verified_only", "cross_signed"]
 TRUST_POLICIES: tuple[TrustPolicy, ...] = ("ignore_unverified", "verified_only", "cross_signed")
@@ -33,15 +33,7 @@ _USER_ID = re.compile(r"^@[^:\s]+:[^\s]+$")
 _ROOM_REF = re.compile(r"^[!#][^\s]+$")
 _DEVICE = re.compile(r"^@[^:\s]+:\S+\s+\S+$")
 _SERVER = re.compile(r"^[A-Za-z0-9.\-\[\]:]+$")
-
-
-class ConfigError(ValueError):
-    """A configuration problem; `key` is the dotted name of what is wrong."""
-
-    def __init__(self, key: str, problem: str) -> None:
-        super().__init__(f"{key}: {problem}")
-        self.key = key
-        self.problem = problem
+_ANY = re.compile(r"(?s).+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +117,18 @@ class LogConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RedactConfig:
+    """[redact]: credentials out of provider text before it is kept (roombot.redact)."""
+
+    enabled: bool = True
+    patterns: tuple[str, ...] = ()  # extra shapes: regexes, (?P<secret>...) the part hidden
+    allow: tuple[str, ...] = ()  # values never hidden (a regex each, matched whole)
+
+    def build(self) -> Redactor:
+        return Redactor(enabled=self.enabled, patterns=self.patterns, allow=self.allow)
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     state_dir: Path
     matrix: MatrixConfig
@@ -134,6 +138,7 @@ class Config:
     metrics: Listen
     api: ApiSettings  # validated by roombot.api.settings (the report API's own section)
     log: LogConfig
+    redact: RedactConfig = field(default_factory=RedactConfig)
     turns: TurnRules = field(default_factory=TurnRules)
     # reporter name -> how to enable it (named in a card's note by the turn rules)
     reporters: Mapping[str, str] = field(default_factory=dict)
@@ -382,8 +387,6 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
     )
     mt.finish()
 
-    from roombot.api.settings import parse_api_settings
-
     api_raw = top.raw("api")
     api = parse_api_settings({} if api_raw is None else api_raw, base=base, state_dir=state_dir)
 
@@ -393,6 +396,18 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
         format=lg.choice("format", "json", LOG_FORMATS),
     )
     lg.finish()
+
+    rd = top.table("redact")
+    redact = RedactConfig(
+        enabled=rd.flag("enabled", True),
+        patterns=rd.strings("patterns", _ANY, "a regular expression (a string)"),
+        allow=rd.strings("allow", _ANY, "a regular expression (a string)"),
+    )
+    rd.finish()
+    try:
+        redact.build()
+    except RedactError as e:
+        raise ConfigError(e.key, e.problem) from e
 
     turns = _turn_rules(top.table("turns"))
     reporters = top.raw("reporters") or {}
@@ -418,6 +433,7 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
         metrics=metrics,
         api=api,
         log=log,
+        redact=redact,
         turns=turns,
         reporters=dict(reporters),
     )

@@ -7,9 +7,9 @@ returns an outcome the Courier acts on. nio's own retrying is switched off
 (`max_timeouts=0`, `max_limit_exceeded=0`) so that the outbox owns the retry
 policy and a failure surfaces at once.
 
-State directory layout: `credentials.json` (user id, device id, access token;
-mode 0600) and `crypto/` (nio's SQLite crypto store: Olm account, Megolm
-sessions, device list).
+State directory layout (the directory 0700): `credentials.json` (user id,
+device id, access token; mode 0600) and `crypto/` (0700: nio's SQLite crypto
+store, Olm account, Megolm sessions, device list; its files 0600).
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ import dataclasses
 import io
 import json
 import logging
-import os
 import random
 import time
 from typing import Any
@@ -56,6 +55,7 @@ from roombot.outbox import (
     Sent,
     Transient,
 )
+from roombot.private_files import private_dir, replace_private, settle, tighten
 
 log = logging.getLogger("roombot.matrix")
 
@@ -85,7 +85,10 @@ class MatrixShell:
         self.state_dir = config.state_dir
         self.store_dir = self.state_dir / "crypto"
         self.creds_path = self.state_dir / "credentials.json"
-        self.store_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(self.state_dir)
+        private_dir(self.store_dir)
+        for f in (self.creds_path, *self.store_dir.iterdir()):
+            tighten(f)
         self.client = AsyncClient(
             m.homeserver,
             m.user_id,
@@ -122,6 +125,7 @@ class MatrixShell:
         while True:
             try:
                 await self._login()
+                settle(self.store_dir)  # nio opened (or made) its store at login
                 if self.client.should_upload_keys:
                     await self._call(self.client.keys_upload())
                 break
@@ -178,13 +182,7 @@ class MatrixShell:
             "device_id": self.client.device_id,
             "access_token": self.client.access_token,
         }
-        tmp = self.creds_path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "w") as f:
-            json.dump(data, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.creds_path)
+        replace_private(self.creds_path, json.dumps(data).encode())
 
     async def _login(self) -> None:
         m = self.config.matrix

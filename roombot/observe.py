@@ -17,26 +17,45 @@ from typing import Any
 
 from aiohttp import web
 
+from roombot.redact import Redactor
+
 _STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
 
 
 class JsonFormatter(logging.Formatter):
+    """One JSON object a line; every text passes the redactor first (a provider's words
+    quoted in an error, an exception's repr of a request with its headers)."""
+
+    def __init__(self, redactor: Redactor | None = None) -> None:
+        super().__init__()
+        self.redactor = Redactor() if redactor is None else redactor
+
     def format(self, record: logging.LogRecord) -> str:
+        text = self.redactor.text
         out: dict[str, Any] = {
             "ts": round(record.created, 3),
             "level": record.levelname.lower(),
             "logger": record.name,
-            "msg": record.getMessage(),
+            "msg": text(record.getMessage()),
         }
         for k, v in record.__dict__.items():
             if k not in _STANDARD and not k.startswith("_"):
-                out[k] = v if isinstance(v, str | int | float | bool | None) else str(v)
+                out[k] = text(v if isinstance(v, str) else str(v)) if not _plain(v) else v
         if record.exc_info:
-            out["exc"] = self.formatException(record.exc_info)
+            out["exc"] = text(self.formatException(record.exc_info))
         return json.dumps(out, ensure_ascii=False)
 
 
+def _plain(value: object) -> bool:
+    """A value a JSON line carries as it is: numbers, booleans, null."""
+    return isinstance(value, int | float | bool) or value is None
+
+
 class TextFormatter(logging.Formatter):
+    def __init__(self, redactor: Redactor | None = None) -> None:
+        super().__init__()
+        self.redactor = Redactor() if redactor is None else redactor
+
     def format(self, record: logging.LogRecord) -> str:
         extras = " ".join(
             f"{k}={v}"
@@ -47,15 +66,16 @@ class TextFormatter(logging.Formatter):
         line = base + record.getMessage() + (f"  {extras}" if extras else "")
         if record.exc_info:
             line += "\n" + self.formatException(record.exc_info)
-        return line
+        return self.redactor.text(line)
 
 
-def setup_logging(level: str = "info", fmt: str = "json") -> None:
+def setup_logging(level: str = "info", fmt: str = "json", redactor: Redactor | None = None) -> None:
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter() if fmt == "json" else TextFormatter())
+    handler.setFormatter(JsonFormatter(redactor) if fmt == "json" else TextFormatter(redactor))
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
+    logging.captureWarnings(True)  # a Python warning is a log line too, in the same format
     # nio logs every 429 and timeout itself; the outbox logs them once, with context.
     logging.getLogger("nio").setLevel(max(logging.WARNING, root.level))
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
@@ -67,16 +87,46 @@ class Metric:
     kind: str  # "counter" or "gauge"
     help: str
     value: float
+    labels: tuple[tuple[str, str], ...] = ()  # one series of a family; label values are ours
 
 
 def prometheus_text(metrics: list[Metric]) -> str:
     lines: list[str] = []
+    named = ""
     for m in metrics:
-        lines.append(f"# HELP {m.name} {m.help}")
-        lines.append(f"# TYPE {m.name} {m.kind}")
+        if m.name != named:  # a family's series follow one another: one HELP and TYPE
+            lines.append(f"# HELP {m.name} {m.help}")
+            lines.append(f"# TYPE {m.name} {m.kind}")
+            named = m.name
         value = int(m.value) if float(m.value).is_integer() else m.value
-        lines.append(f"{m.name} {value}")
+        labels = ",".join(f'{k}="{v}"' for k, v in m.labels)
+        lines.append(f"{m.name}{{{labels}}} {value}" if labels else f"{m.name} {value}")
     return "\n".join(lines) + "\n"
+
+
+def redactor_metrics(redactor: Redactor) -> list[Metric]:
+    """What the redactor did since start: values hidden by shape, values kept by reason."""
+    out = [
+        Metric(
+            "roombot_redactions_total",
+            "counter",
+            "Credentials hidden from provider and harness text, by shape",
+            n,
+            (("shape", shape),),
+        )
+        for shape, n in sorted(redactor.redacted.items())
+    ]
+    out += [
+        Metric(
+            "roombot_redactions_kept_total",
+            "counter",
+            "Credential-shaped values left as they were (already masked, or allowed)",
+            n,
+            (("reason", reason),),
+        )
+        for reason, n in sorted(redactor.kept.items())
+    ]
+    return out
 
 
 def make_observe_app(

@@ -38,6 +38,7 @@ from typing import Any, Protocol
 
 from cards.kinds import Kind
 from cards.shape import Attempt, TurnError
+from roombot.private_files import create_dirs, private_sqlite
 
 log = logging.getLogger("roombot.outbox")
 
@@ -175,7 +176,7 @@ class Outbox:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_sqlite(create_dirs(self.path.parent) / self.path.name)
         self._db = sqlite3.connect(
             self.path, timeout=30, isolation_level=None, check_same_thread=False
         )

@@ -9,6 +9,10 @@ One task, the engine, does everything else in order: it commits groups of accept
 events (many concurrent posts share one commit), feeds them to the turn machine, calls
 `machine.tick` at `machine.next_deadline()`, and hands every decision to the outbox.
 
+Redaction: every event's provider and harness text passes the `Redactor` in `accept`,
+before anything is written, so no credential reaches the journal, the rules, the card
+or the outbox (roombot.redact).
+
 Restart: the machine is deterministic, so a new Pipeline on the same file rebuilds it
 by replaying the journal: every event fed at the `now` it was fed with first, every
 tick at the `now` it ran at (ticks are journalled too, so the replay repeats the very
@@ -44,6 +48,8 @@ from roombot.events import (
     event_to_json,
     parse_event,
 )
+from roombot.private_files import create_dirs, private_sqlite
+from roombot.redact import Redactor
 from roombot.turns import CLOSED, TurnMachine, TurnView
 
 log = logging.getLogger("roombot.pipeline")
@@ -121,8 +127,10 @@ class Pipeline:
         clock: Callable[[], float] = time.time,
         max_group: int = 512,
         prune_every: float = 60.0,
+        redactor: Redactor | None = None,
     ) -> None:
         self.path = Path(journal_path)
+        self.redactor = Redactor() if redactor is None else redactor
         self.machine = machine
         self.outbox = outbox
         # The machine remembers a decided turn (and every event id) this long; after it,
@@ -197,6 +205,7 @@ class Pipeline:
             raise Unavailable("the pipeline is not running")
         if not events:
             return []
+        events = [self.redactor.event(ev) for ev in events]
         future: asyncio.Future[list[Ack]] = asyncio.get_running_loop().create_future()
         self._queue.put_nowait(_Pending(events, future))
         self._wake.set()
@@ -234,7 +243,7 @@ class Pipeline:
     # -- the journal (runs on the journal thread) --------------------------------
 
     def _open_db(self) -> list[tuple[str, float, str | None]]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_sqlite(create_dirs(self.path.parent) / self.path.name)
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")  # a commit is on disk before the 202

@@ -1,7 +1,7 @@
 """A tiny client of the report API (stdlib only): post events, a batch or a one-shot report.
 
     from roombot.report_client import ReportClient
-    client = ReportClient("http://127.0.0.1:8787", token)
+    client = ReportClient("https://roombot.example.org:8787", token, ca_file="ca.pem")
     client.send_event({"type": "turn.started", "turn": "t1", "room": "!r:example.org",
                        "harness": "ironflow"})
     client.send_report(turn="run-42", room="!r:example.org", harness="ironflow",
@@ -10,7 +10,11 @@
 Every event gets an `event_id` if it has none, before the first try, so that a
 retry after a lost answer is answered `duplicate` instead of being taken twice.
 Retried: connection failures, 429 (after its Retry-After) and 5xx, a few times
-with backoff. Any other refusal raises `Refused` with the bot's JSON error.
+with backoff. Any other refusal raises `Refused` with the bot's JSON error; a
+certificate that fails verification raises `Untrusted`, untried again. The URL
+rule (https verified, plain http only to loopback unless `insecure`) is
+`roombot.report_tls`'s, applied when the client is made: a refused URL raises
+`CannotSend` before anything is sent. The token is never part of an error.
 """
 
 from __future__ import annotations
@@ -22,7 +26,20 @@ import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
 from typing import Any
+
+from roombot.report_tls import CannotSend, check_url, client_context, explain
+
+__all__ = [
+    "CannotSend",
+    "Refused",
+    "ReportClient",
+    "ReportError",
+    "Unreachable",
+    "Untrusted",
+    "with_event_id",
+]
 
 
 class ReportError(Exception):
@@ -41,6 +58,10 @@ class Unreachable(ReportError):
     pass
 
 
+class Untrusted(ReportError):
+    """TLS refused: an unknown issuer, an expired certificate, another host's name."""
+
+
 _RETRY = frozenset({429, 500, 502, 503, 504})
 
 
@@ -57,11 +78,16 @@ class ReportClient:
         url: str,
         token: str,
         *,
+        ca_file: str | Path | None = None,
+        insecure: bool = False,
         timeout: float = 10.0,
         tries: int = 4,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
+        parts = check_url(url, insecure=insecure)
         self.url = url.rstrip("/")
+        self.host = parts.hostname or ""
+        self._context = client_context(ca_file) if parts.scheme == "https" else None
         self.token = token
         self.timeout = timeout
         self.tries = max(1, tries)
@@ -114,7 +140,9 @@ class ReportClient:
                 delay = min(delay * 2, 30.0)
             req = urllib.request.Request(self.url + path, data, headers, method=method)
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                with urllib.request.urlopen(
+                    req, timeout=self.timeout, context=self._context
+                ) as resp:
                     answer: dict[str, Any] = json.loads(resp.read() or b"{}")
                     return answer
             except urllib.error.HTTPError as e:
@@ -131,5 +159,9 @@ class ReportClient:
                 if retry_after and retry_after.isdigit():
                     delay = max(delay, float(retry_after))
             except (urllib.error.URLError, OSError, TimeoutError) as e:
-                last = f"{self.url}: {getattr(e, 'reason', e)}"
+                reason = getattr(e, "reason", e)
+                why = explain(reason, self.host) if isinstance(reason, BaseException) else None
+                if why is not None:
+                    raise Untrusted(why) from None
+                last = f"{self.url}: {reason}"
         raise Unreachable(f"gave up after {self.tries} tries: {last}")

@@ -25,6 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from roombot.report_tls import CannotSend, check_url
+
 __all__ = [
     "REPORTERS",
     "Change",
@@ -50,17 +52,27 @@ class ConfigFileError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Settings:
-    """What the reporter needs to send: roombot's URL and where its token is."""
+    """What the reporter needs to send: roombot's URL, where its token is, the CA to trust.
+
+    The URL rule is the one every client keeps (roombot.report_tls): plain http:// to a
+    host other than loopback only with `insecure`.
+    """
 
     url: str
     token_file: str | None = None
     token_env: str | None = None
+    ca_file: str | None = None
+    insecure: bool = False
 
     def __post_init__(self) -> None:
         if not self.url.startswith(("http://", "https://")):
             raise ValueError(f"--url: expected an http(s) URL, got {self.url!r}")
         if (self.token_file is None) == (self.token_env is None):
             raise ValueError("give exactly one of --token-file and --token-env")
+        try:
+            check_url(self.url, insecure=self.insecure, warn=False)
+        except CannotSend as e:
+            raise ValueError(f"--url: {e}") from None
 
     def as_json(self) -> Json:
         out: Json = {"url": self.url.rstrip("/")}
@@ -68,6 +80,10 @@ class Settings:
             out["tokenFile"] = self.token_file
         else:
             out["tokenEnv"] = self.token_env
+        if self.ca_file is not None:
+            out["caFile"] = self.ca_file
+        if self.insecure:
+            out["insecure"] = True
         return out
 
 

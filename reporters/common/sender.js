@@ -2,9 +2,15 @@
 // roombot's report API, retries with backoff, then a drop with a log line. Nothing here may
 // slow or break the harness it runs in: `enqueue` returns at once, every timer and socket is
 // unref'd (an unsent report never keeps the harness alive), and no error escapes.
+//
+// The URL rule is roombot's (roombot/report_tls.py): https:// is verified (the chain against
+// node's CAs, or only those in `caFile`, and the host name), never loosened; plain http:// goes
+// only to loopback (127.0.0.0/8, ::1, localhost) unless `insecure: true`, which logs a warning.
+// A refused URL is refused in resolveConfig, before any connection. The token is never logged.
 import http from "node:http";
 import https from "node:https";
 import fs from "node:fs";
+import net from "node:net";
 
 /** Statuses worth another try (the bot is busy, starting or rate limiting, or the token is
  * being fixed); any other refusal is final for that report. */
@@ -18,8 +24,49 @@ export const DEFAULTS = Object.freeze({
   timeoutMs: 5000, // one POST
 });
 
+/** True for a host that is this machine: localhost, 127.0.0.0/8, ::1. */
+export function isLoopback(hostname) {
+  const host = String(hostname).replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
+  if (host === "localhost") return true;
+  if (net.isIPv4(host)) return host.split(".")[0] === "127";
+  if (net.isIPv6(host)) return /^(0{0,4}:){7}0{0,3}1$|^::1$/.test(host);
+  return false;
+}
+
+// node's codes for the certificate refusals a reporter meets, in roombot's words.
+const UNKNOWN_ISSUER = new Set([
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+]);
+
+/** A TLS failure in words (never retried), or null for any other error. */
+export function tlsRefusal(error, host) {
+  const code = error && error.code;
+  if (UNKNOWN_ISSUER.has(code)) {
+    return `${host}: the certificate is not signed by a CA we trust (unknown issuer; wrong caFile?): ${code}`;
+  }
+  if (code === "CERT_HAS_EXPIRED") return `${host}: the server's certificate has expired: ${code}`;
+  if (code === "CERT_NOT_YET_VALID") return `${host}: the server's certificate is not valid yet: ${code}`;
+  if (code === "ERR_TLS_CERT_ALTNAME_INVALID") {
+    return `${host}: the certificate is for another host (host name mismatch): ${error.reason || code}`;
+  }
+  // node reports an answer that is not TLS as EPROTO with OpenSSL's words in the message.
+  if (code === "ERR_SSL_WRONG_VERSION_NUMBER" || (code === "EPROTO" && /wrong version number/.test(error.message))) {
+    return `${host}: the server does not speak TLS on this port (is it plain http?)`;
+  }
+  // Any other certificate verdict is a refusal too; other TLS errors (a handshake cut short)
+  // are transport failures, retried.
+  if (typeof code === "string" && /^(ERR_TLS_CERT|CERT_)/.test(code)) {
+    return `${host}: the server's certificate was refused: ${code}`;
+  }
+  return null;
+}
+
 /**
- * The reporter's settings -> {url, token} or null (send nothing).
+ * The reporter's settings -> {url, token, ca, insecure} or null (send nothing).
  * The token comes from a file (`tokenFile`) or an environment variable (`tokenEnv`), never
  * from the settings themselves: a `token` written in clear is refused.
  */
@@ -27,7 +74,38 @@ export function resolveConfig(settings, { env = process.env, readFile = fs.readF
   if (!settings || typeof settings !== "object") return { config: null, problem: null };
   const url = typeof settings.url === "string" ? settings.url.trim() : "";
   if (!url) return { config: null, problem: null };
-  if (!/^https?:\/\//.test(url)) return { config: null, problem: `url ${JSON.stringify(url)} is not http(s)` };
+  let parsed;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = null;
+  }
+  if (!parsed || !/^https?:$/.test(parsed.protocol)) {
+    return { config: null, problem: "url is not an https:// (or loopback http://) URL" };
+  }
+  if (parsed.username || parsed.password) {
+    return { config: null, problem: "url holds credentials (user@ or user:password@): give the token apart" };
+  }
+  const insecure = settings.insecure === true;
+  if (parsed.protocol === "http:" && !isLoopback(parsed.hostname) && !insecure) {
+    return {
+      config: null,
+      problem:
+        `url is plain http:// to a non-loopback host (${parsed.hostname}): the token would cross the ` +
+        "network in the clear; use https://, or insecure: true to allow it anyway",
+    };
+  }
+  let ca;
+  if (typeof settings.caFile === "string" && settings.caFile) {
+    try {
+      ca = String(readFile(settings.caFile, "utf8"));
+    } catch (e) {
+      return { config: null, problem: `caFile ${settings.caFile}: ${e.code || e.message}` };
+    }
+    if (!ca.includes("-----BEGIN CERTIFICATE-----")) {
+      return { config: null, problem: `caFile ${settings.caFile} holds no PEM certificate` };
+    }
+  }
   if ("token" in settings) {
     return { config: null, problem: "a token in clear is refused: use tokenFile or tokenEnv" };
   }
@@ -45,14 +123,21 @@ export function resolveConfig(settings, { env = process.env, readFile = fs.readF
     return { config: null, problem: "no tokenFile or tokenEnv" };
   }
   if (!token) return { config: null, problem: "the token is empty" };
-  return { config: { url: url.replace(/\/+$/, ""), token }, problem: null };
+  return { config: { url: url.replace(/\/+$/, ""), token, ca, insecure }, problem: null };
 }
 
 export class Sender {
-  constructor({ url, token, log = (line) => console.error(line), ...opts }) {
+  constructor({ url, token, ca, insecure = false, log = (line) => console.error(line), ...opts }) {
     this.url = new URL(url + "/v1/events");
     this.token = token;
+    this.ca = ca; // PEM text: these CAs only, instead of node's
     this.log = log;
+    if (this.url.protocol === "http:" && !isLoopback(this.url.hostname) && insecure) {
+      this.log(
+        `roombot reporter: warning: plain http:// to a non-loopback host (${this.url.hostname}): ` +
+          "the token and the reports cross the network unencrypted (insecure: true)",
+      );
+    }
     this.opts = { ...DEFAULTS, ...opts };
     this.queue = []; // {event, tries}
     this.busy = false;
@@ -153,6 +238,7 @@ export class Sender {
             Accept: "application/json",
           },
           timeout: this.opts.timeoutMs,
+          ...(this.ca !== undefined ? { ca: this.ca } : {}),
         },
         (res) => {
           const chunks = [];
@@ -177,7 +263,12 @@ export class Sender {
       );
       req.on("socket", (socket) => socket.unref());
       req.on("timeout", () => req.destroy(new Error(`no answer within ${this.opts.timeoutMs} ms`)));
-      req.on("error", (e) => resolve({ ok: false, retry: true, why: `${this.url.origin}: ${e.code || e.message}` }));
+      req.on("error", (e) => {
+        const refusal = tlsRefusal(e, this.url.hostname);
+        // A refused certificate stays refused for this report: said once, not retried.
+        if (refusal) resolve({ ok: false, retry: false, why: `TLS refused: ${refusal}` });
+        else resolve({ ok: false, retry: true, why: `${this.url.origin}: ${e.code || e.message}` });
+      });
       req.end(body);
     });
   }

@@ -6,7 +6,9 @@
 // `llm_output` (and a failed run without one in `agent_end`) and sends it to roombot as a
 // turn.report naming the ACP session: the bridge's session key is
 // "agent:{agent}:acp-bridge:{ACP session id}". Settings: plugins.entries["roombot-reporter"]
-// .config = {url, tokenFile | tokenEnv, onlyAcp}; without url and a token it sends nothing.
+// .config = {url, tokenFile | tokenEnv, caFile, insecure, onlyAcp}; without url and a token it
+// sends nothing. An https:// url is verified (against caFile when given); plain http:// is for
+// loopback only unless insecure is true.
 // Handlers return at once and never throw.
 import { Sender, resolveConfig } from "../common/sender.js";
 import { Seen, buildReport, kindOf, retryAfterIn, splitStatus } from "../common/report.js";

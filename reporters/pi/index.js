@@ -6,6 +6,8 @@
 // sends it to roombot as a turn.report naming the session, whose id is the ACP session id
 // pi-acp hands out. Settings (settings.json, written by `roombot reporters enable pi`):
 //   "roombotReporter": {"url": "http://127.0.0.1:8450", "tokenFile": "/path"}  (or "tokenEnv")
+// and for another machine {"url": "https://roombot.example.org:8450", "caFile": "/ca.pem", ...}:
+// https is verified, plain http:// is for loopback only unless "insecure": true (warned).
 // Without them it sends nothing. Handlers never throw and never wait for the network.
 import { Sender, resolveConfig } from "../common/sender.js";
 import { Seen, buildReport, kindOf, retryAfterIn, splitStatus } from "../common/report.js";

@@ -19,7 +19,8 @@ from roombot.acp import frames
 from roombot.acp.lines import LineBuffer, parse_line
 from roombot.acp.observer import Observer, Sender
 from roombot.acp.settings import from_json
-from roombot.acp.sinks import JsonLinesSink, Sink
+from roombot.acp.sinks import JsonLinesSink, RedactingSink, Sink
+from roombot.redact import Redactor
 
 _SENDERS: dict[bytes, Sender] = {frames.CLIENT: "client", frames.AGENT: "agent"}
 
@@ -32,7 +33,13 @@ def _sink(config: dict[str, Any]) -> Sink:
 
     with open(spec["token_file"], encoding="utf-8") as f:  # never on a command line
         token = f.read().strip()
-    sink = ReportSink(spec["url"], token, spec["spool"])
+    sink = ReportSink(
+        spec["url"],
+        token,
+        spec["spool"],
+        ca_file=spec.get("ca_file"),
+        insecure=bool(spec.get("insecure")),
+    )
     sink.start()
     return sink
 
@@ -40,7 +47,7 @@ def _sink(config: dict[str, Any]) -> Sink:
 async def observe(config: dict[str, Any]) -> int:
     settings = from_json(config)
     observer = Observer(settings)
-    sink = _sink(config)
+    sink = RedactingSink(_sink(config), Redactor())
     lines = {frames.CLIENT: LineBuffer(), frames.AGENT: LineBuffer()}
     reader = frames.FrameReader()
     loop = asyncio.get_running_loop()

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from roombot.acp.sinks import Event
 from roombot.acp.spool import Spool
-from roombot.report_client import Refused, ReportClient, ReportError
+from roombot.report_client import Refused, ReportClient, ReportError, Untrusted
 
 
 class Rejected(Exception):
@@ -24,6 +24,10 @@ class Rejected(Exception):
 
 class Unavailable(Exception):
     """Not now: the bot is down or busy, or refuses the token (which may be fixed)."""
+
+
+class Distrusted(Unavailable):
+    """TLS refused the bot's certificate; kept for later (a certificate can be renewed)."""
 
 
 # Refusals worth trying again later (401: a token fixed later). 429 and 5xx
@@ -40,6 +44,8 @@ def post_events(client: ReportClient, events: list[Event]) -> None:
         if exc.status in _RETRY_STATUSES or exc.status >= 500:
             raise Unavailable(str(exc)) from exc
         raise Rejected(str(exc)) from exc
+    except Untrusted as exc:
+        raise Distrusted(str(exc)) from exc
     except (ReportError, OSError, ValueError) as exc:
         raise Unavailable(str(exc)) from exc
 
@@ -64,8 +70,20 @@ class ReportSink:
 
     BATCH = 100
 
-    def __init__(self, url: str, token: str, spool_path: str | Path) -> None:
-        self.url, self._token = url, token
+    def __init__(
+        self,
+        url: str,
+        token: str,
+        spool_path: str | Path,
+        *,
+        ca_file: str | Path | None = None,
+        insecure: bool = False,
+    ) -> None:
+        self.url = url
+        # Made first: a refused URL or CA file fails here, before any event is taken.
+        self._client = ReportClient(
+            url, token, ca_file=ca_file, insecure=insecure, timeout=5.0, tries=1
+        )
         self.spool = Spool(spool_path)
         self._wake = asyncio.Event()
         self._closing = False
@@ -86,7 +104,7 @@ class ReportSink:
 
     async def _send_loop(self) -> None:
         backoff = 0.5
-        client = ReportClient(self.url, self._token, timeout=5.0, tries=1)
+        client = self._client
         while True:
             await self._wake.wait()
             self._wake.clear()
@@ -97,6 +115,9 @@ class ReportSink:
                     self._rejected(batch, str(exc))
                     continue
                 except Unavailable as exc:
+                    if isinstance(exc, Distrusted) and str(exc) != self.last_error:
+                        # said at once: the operator, not time, has to fix this one
+                        print(f"roombot acp-proxy: TLS refused: {exc}", file=sys.stderr)
                     self.last_error = str(exc)
                     await asyncio.sleep(backoff)
                     backoff = min(backoff * 2, 30.0)

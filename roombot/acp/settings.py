@@ -29,7 +29,7 @@ class ObserverSettings:
 
 
 def to_json(
-    settings: ObserverSettings, sink: dict[str, str], drain_seconds: float
+    settings: ObserverSettings, sink: dict[str, Any], drain_seconds: float
 ) -> dict[str, Any]:
     rules = settings.rules
     return {

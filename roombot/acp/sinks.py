@@ -7,12 +7,29 @@ import os
 from pathlib import Path
 from typing import Any, Protocol
 
+from roombot.redact import Redactor
+
 Event = dict[str, Any]
 
 
 class Sink(Protocol):
     def emit(self, events: list[Event]) -> None: ...
     async def close(self, deadline: float) -> None: ...
+
+
+class RedactingSink:
+    """Every event through the redactor before the sink keeps it: a node's spool and
+    events file never hold a credential a harness printed (roombot.redact)."""
+
+    def __init__(self, inner: Sink, redactor: Redactor) -> None:
+        self.inner = inner
+        self.redactor = redactor
+
+    def emit(self, events: list[Event]) -> None:
+        self.inner.emit([self.redactor.event_json(ev) for ev in events])
+
+    async def close(self, deadline: float) -> None:
+        await self.inner.close(deadline)
 
 
 class JsonLinesSink:
@@ -23,7 +40,7 @@ class JsonLinesSink:
     """
 
     def __init__(self, path: str | Path) -> None:
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
 
     def emit(self, events: list[Event]) -> None:
         if events:

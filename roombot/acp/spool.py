@@ -15,10 +15,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from roombot.private_files import private_sqlite
+
 
 class Spool:
     def __init__(self, path: str | Path) -> None:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
+        private_sqlite(Path(path))  # 0600: it holds provider text and the node's events
         self._db = sqlite3.connect(str(path), timeout=30.0)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=FULL")

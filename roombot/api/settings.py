@@ -1,5 +1,8 @@
 """The `[api]` section of the bot's configuration: where the report API listens and who may post.
 
+With `tls_cert_file` and `tls_key_file` (both or neither) the API serves HTTPS only;
+the pair is loaded here once, so a bad file stops the start with the key that names it.
+
 Each source is named and has its own bearer token, read from an environment variable
 (`token_env`) or a file (`token_file`), never from the TOML itself. Each is allowed a set
 of rooms (`["*"]` for every room) and a rate (a token bucket: `rate` events per second
@@ -15,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from roombot.config import ConfigError
+from roombot.api.tls import TlsError, server_context
+from roombot.configerror import ConfigError
 
 ALL_ROOMS = "*"
 DEFAULT_MAX_BODY = 1024 * 1024
@@ -56,6 +60,12 @@ class ApiSettings:
     journal: Path = Path("journal.sqlite3")
     max_body: int = DEFAULT_MAX_BODY
     sources: tuple[SourceSettings, ...] = ()
+    tls_cert_file: Path | None = None  # with tls_key_file: HTTPS only
+    tls_key_file: Path | None = None
+
+    @property
+    def scheme(self) -> str:
+        return "https" if self.tls_cert_file is not None else "http"
 
 
 def _kind(value: object) -> str:
@@ -123,7 +133,11 @@ def parse_api_settings(data: object, *, base: Path, state_dir: Path) -> ApiSetti
     """Validate the `[api]` table; relative paths are taken from `base`."""
     if not isinstance(data, Mapping):
         raise ConfigError("api", f"expected a table, got {_kind(data)}")
-    _check_keys(data, "api", {"host", "port", "journal", "max_body", "sources"})
+    _check_keys(
+        data,
+        "api",
+        {"host", "port", "journal", "max_body", "sources", "tls_cert_file", "tls_key_file"},
+    )
     host = _text(data, "host", "api") or "127.0.0.1"
     port = data.get("port", 0)
     if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
@@ -136,6 +150,8 @@ def parse_api_settings(data: object, *, base: Path, state_dir: Path) -> ApiSetti
     max_body = data.get("max_body", DEFAULT_MAX_BODY)
     if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body < 1024:
         raise ConfigError("api.max_body", f"expected an integer >= 1024 (bytes), got {max_body!r}")
+
+    cert, key = _tls_files(data, base)
 
     raw_sources = data.get("sources", [])
     if not isinstance(raw_sources, list):
@@ -177,5 +193,27 @@ def parse_api_settings(data: object, *, base: Path, state_dir: Path) -> ApiSetti
             )
         )
     return ApiSettings(
-        host=host, port=port, journal=journal, max_body=max_body, sources=tuple(sources)
+        host=host,
+        port=port,
+        journal=journal,
+        max_body=max_body,
+        sources=tuple(sources),
+        tls_cert_file=cert,
+        tls_key_file=key,
     )
+
+
+def _tls_files(data: Mapping[str, Any], base: Path) -> tuple[Path | None, Path | None]:
+    cert_text, key_text = _text(data, "tls_cert_file", "api"), _text(data, "tls_key_file", "api")
+    if (cert_text is None) != (key_text is None):
+        given, missing = ("tls_cert_file", "tls_key_file")[:: 1 if cert_text else -1]
+        raise ConfigError(f"api.{missing}", f"api.{given} is set: set both or neither")
+    if cert_text is None or key_text is None:
+        return None, None
+    cert, key = (Path(t).expanduser() for t in (cert_text, key_text))
+    cert, key = (p if p.is_absolute() else base / p for p in (cert, key))
+    try:
+        server_context(cert, key)
+    except TlsError as e:
+        raise ConfigError(f"api.tls_{e.part}_file", str(e)) from None
+    return cert, key

@@ -2,7 +2,8 @@
 
     roombot acp-proxy [--room ROOM | --config FILE] [--harness NAME]
                       [--provider P] [--model M]
-                      (--events FILE | --url URL --token-file F [--spool DB])
+                      (--events FILE | --url URL --token-file F [--ca-file PEM]
+                       [--insecure] [--spool DB])
                       -- CMD [ARGS...]
 
 Every byte between the ACP client (our stdin/stdout) and CMD passes through
@@ -21,6 +22,7 @@ import sys
 import time
 import tomllib
 from pathlib import Path
+from typing import Any
 
 from roombot.acp.relay import Relay
 from roombot.acp.rooms import RoomConfigError, RoomRules, rules_from_toml
@@ -53,6 +55,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out.add_argument("--events", type=Path, help="append events as JSON Lines to this file")
     out.add_argument("--url", help="the report API base URL (events go to URL/v1/batch)")
     parser.add_argument("--token-file", type=Path, help="file holding the report API token")
+    parser.add_argument(
+        "--ca-file",
+        type=Path,
+        default=os.environ.get("ROOMBOT_CA_FILE"),
+        help="PEM file of the CA(s) to trust for an https:// --url "
+        "(default: $ROOMBOT_CA_FILE, else the system's)",
+    )
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow a plain http:// --url to a host other than loopback (token in the clear)",
+    )
     parser.add_argument(
         "--spool",
         type=Path,
@@ -114,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         rules = _rules(args)
     except RoomConfigError as exc:
         return _fail(str(exc))
-    sink: dict[str, str]
+    sink: dict[str, Any]
     if args.events is not None:
         try:  # fail now, with a clear word, rather than lose events later
             with open(args.events, "a", encoding="utf-8"):
@@ -130,12 +144,25 @@ def run(args: argparse.Namespace) -> int:
                 return _fail(f"--token-file: {args.token_file} is empty")
         except OSError as exc:
             return _fail(f"--token-file: cannot read {args.token_file}: {exc}")
+        from roombot.report_tls import CannotSend, check_url, client_context
+
+        try:  # refused before the harness starts, and before any packet leaves
+            if check_url(args.url, insecure=args.insecure, warn=False).scheme == "https":
+                client_context(args.ca_file)
+        except CannotSend as exc:
+            return _fail(f"--url: {exc}")
         spool = args.spool or _default_spool()
         try:  # the spool must work before the harness starts: it is where events wait
             Spool(spool).close()
         except (OSError, sqlite3.Error) as exc:
             return _fail(f"--spool: cannot use {spool}: {exc}")
-        sink = {"url": args.url, "token_file": str(args.token_file), "spool": str(spool)}
+        sink = {
+            "url": args.url,
+            "token_file": str(args.token_file),
+            "spool": str(spool),
+            "ca_file": None if args.ca_file is None else str(args.ca_file),
+            "insecure": bool(args.insecure),
+        }
     run_id = args.run_id or f"{int(time.time() * 1000)}-{os.getpid()}"
     settings = ObserverSettings(
         rules=rules,

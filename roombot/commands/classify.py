@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from cards import Attempt
+from cards.text import json_shown
 from roombot.normalise import Normalised, classify_answer, normalise_full
 from roombot.normalise.engine import explain
 from roombot.normalise.forms import STOP_REASONS
@@ -157,7 +158,8 @@ def _fields(a: Attempt) -> dict[str, Any]:
 
 
 def _line(a: Attempt) -> str:
-    return json.dumps(_fields(a), ensure_ascii=False)
+    # Provider text goes to a terminal: its hidden characters as escapes, the JSON exact.
+    return json_shown(json.dumps(_fields(a), ensure_ascii=False))
 
 
 def _explained(n: Normalised) -> str:
@@ -169,7 +171,7 @@ def _explained(n: Normalised) -> str:
         "answer_form": n.via,
         "tiers": {name: (r.example if r is not None else None) for name, r in tiers.items()},
     }
-    return json.dumps(out, ensure_ascii=False)
+    return json_shown(json.dumps(out, ensure_ascii=False))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -1,9 +1,11 @@
 """`roombot crypto bootstrap|status -c config.toml`: the bot's cross-signing identity.
 
 Both use the device the bot logged in with (`<state_dir>/credentials.json`),
-so the bot must have started once. Exit status: 0 when the device ends up
-cross-signed, 1 when it is not (the reason and the repair are printed), 2 for
-a bad configuration or missing credentials.
+so the bot must have started once. `status` also says whether the recovery
+file is still in the state directory; `bootstrap` shows a new recovery key
+only on a terminal, and otherwise names the file that holds it. Exit status:
+0 when the device ends up cross-signed, 1 when it is not (the reason and the
+repair are printed), 2 for a bad configuration or missing credentials.
 """
 
 from __future__ import annotations
@@ -36,12 +38,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     boot.add_argument(
         "--recovery-key-file",
         metavar="FILE",
-        help="restore the master key from the recovery key in FILE ('-' reads standard input)",
+        help="restore the master key from the recovery key in FILE, such as the recovery file "
+        "the bot wrote ('-' reads standard input; lines starting with '#' are skipped)",
     )
     status = sub.add_parser(
         "status",
-        help="show the device, its signatures and the identity's fingerprints",
-        description="Show the device, its signatures and the identity's fingerprints.",
+        help="show the device, its signatures, the identity's fingerprints and the recovery file",
+        description="Show the device, its signatures, the identity's fingerprints, and whether "
+        "the recovery key file is still in the state directory.",
     )
     status.add_argument("-c", "--config", required=True, help="the TOML configuration file")
     status.add_argument("--json", action="store_true", help="one JSON object instead of text")
@@ -81,12 +85,12 @@ def run(args: argparse.Namespace) -> int:
         return _fail(creds, 2)
     seed = None
     if getattr(args, "recovery_key_file", None):
-        from roombot.crosssign.recovery import RecoveryKeyError, decode_recovery_key
+        from roombot.crosssign.recovery import RecoveryKeyError, key_from_file_text
 
         src = args.recovery_key_file
         try:
             text = sys.stdin.read() if src == "-" else Path(src).read_text()
-            seed = decode_recovery_key(text)
+            seed = key_from_file_text(text)
         except OSError as e:
             return _fail(f"cannot read the recovery key: {e}", 2)
         except RecoveryKeyError as e:
@@ -99,7 +103,7 @@ async def _main(
 ) -> int:
     from roombot.crosssign.api import CrossSigningApiError, KeysApi
     from roombot.crosssign.manage import Bootstrapper, Mode, RefusedError, advice
-    from roombot.crosssign.startup import recovery_key_text
+    from roombot.crosssign.startup import on_a_terminal, recovery_key_text
     from roombot.crosssign.store import KeyStore, KeyStoreError
 
     m = config.matrix
@@ -111,11 +115,16 @@ async def _main(
         creds["access_token"],
         timeout=m.request_timeout,
     ) as api:
-        boot = Bootstrapper(api, KeyStore(config.state_dir), m.password.get)
+        store = KeyStore(config.state_dir)
+        boot = Bootstrapper(api, store, m.password.get)
         try:
             if args.crypto_command == "status":
                 a = await boot.check()
-                print(json.dumps(status_json(a)) if args.json else status_text(a, hint))
+                found = recovery_file_status(store, a)
+                if args.json:
+                    print(json.dumps({**status_json(a), "recovery_file": found}))
+                else:
+                    print(status_text(a, hint) + "\n" + recovery_file_text(found, hint))
                 return 0 if a.ok else 1
             result = await boot.run(
                 Mode.ON_DEMAND, replace_identity=args.replace_identity, recovery_seed=seed
@@ -131,8 +140,13 @@ async def _main(
             return _fail(str(e), 1)
     for action in result.actions or ["nothing to do: the identity and the device were in order"]:
         print(f"- {action}")
-    if result.recovery_key is not None and result.after.local is not None:
-        print(recovery_key_text(result.recovery_key, api.user_id, result.after.local.master.public))
+    written = result.recovery_file
+    if result.recovery_key is not None and written is not None and result.after.local is not None:
+        master = result.after.local.master.public
+        if on_a_terminal(sys.stdout):
+            print(recovery_key_text(result.recovery_key, api.user_id, master, written))
+        else:  # piped or captured: the key stays in its file
+            print(f"- wrote the recovery key to {written} (mode 0600): move it offline")
     print(status_text(result.after, hint))
     return 0 if result.after.ok else 1
 
@@ -169,6 +183,42 @@ def status_text(a: Any, hint: str = "CONFIG") -> str:
     else:
         lines.append(f"state         {a.state.value}: {a.problem}")
         lines.append(f"repair        {advice(a, hint)}")
+    return "\n".join(lines)
+
+
+def recovery_file_status(store: Any, a: Any) -> dict[str, Any] | None:
+    """The recovery file, if it is still in the state directory: where, and whose key it holds."""
+    from roombot.crosssign.keys import KeyPair, Usage
+    from roombot.crosssign.recovery import RecoveryKeyError, key_from_file_text
+
+    path = store.recovery_path
+    try:
+        seed = key_from_file_text(path.read_text())
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError, RecoveryKeyError) as e:
+        return {"path": str(path), "master_key": None, "matches": None, "error": str(e)}
+    master = KeyPair(Usage.MASTER, seed).public
+    ours = a.local.master.public if a.local is not None else a.server_public(Usage.MASTER)
+    return {"path": str(path), "master_key": master, "matches": master == ours, "error": None}
+
+
+def recovery_file_text(found: dict[str, Any] | None, hint: str = "CONFIG") -> str:
+    if found is None:
+        return "recovery file none in the state directory (keep the one you moved offline)"
+    path = found["path"]
+    lines = [f"recovery file {path}: still in the state directory"]
+    if found["error"]:
+        lines.append(f"  unreadable as a recovery key: {found['error']}")
+    elif found["matches"]:
+        lines.append("  it holds the recovery key of this identity")
+    else:
+        lines.append(f"  it holds the key of ANOTHER identity (master key {found['master_key']})")
+    lines.append(
+        "  Move it offline (a password manager, a safe), then delete it here: it is lost "
+        "with the state directory it should back up."
+    )
+    lines.append(f"  Restore from it: roombot crypto bootstrap -c {hint} --recovery-key-file FILE")
     return "\n".join(lines)
 
 

@@ -13,6 +13,7 @@ from cards.event import render_event
 from cards.notice import build_notice
 from cards.render import render_html_page, render_matrix_html, render_plain
 from cards.shape import TurnError
+from cards.text import json_shown
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -90,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
             notice = build_notice(card)
         except ValueError as exc:  # the card cannot fit in one event at all
             return _fail(f"cannot build the notice: {exc}")
-        out = json.dumps(notice.content, indent=2, ensure_ascii=False)
+        # The card holds the exact text; the terminal gets its hidden characters as escapes.
+        out = json_shown(json.dumps(notice.content, indent=2, ensure_ascii=False))
     else:
         out = render_plain(card)
     sys.stdout.write(out if out.endswith("\n") else out + "\n")

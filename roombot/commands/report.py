@@ -1,16 +1,19 @@
 """`roombot report`: tell the bot about a turn from a shell script.
 
     # one event, a batch (JSON Lines), from a file or stdin
-    roombot report --url http://127.0.0.1:8787 event.json
+    roombot report --url https://roombot.example.org:8450 --ca-file ca.pem event.json
     some-engine --events | roombot report -
     # a one-shot failure report: an engine that only knows its run failed
     roombot report --turn run-42 --room '!abc:example.org' --harness ironflow \\
         --provider anthropic --model claude-sonnet-4 --message "529 overloaded"
 
 The token comes from $ROOMBOT_TOKEN, or --token-file; the URL from --url or
-$ROOMBOT_URL. The bot's answer is printed as JSON on stdout. Exit status: 0
-taken (or a duplicate), 1 refused (the bot's error on stderr), 2 bad usage or
-input, 3 the bot could not be reached.
+$ROOMBOT_URL; the CA to trust from --ca-file or $ROOMBOT_CA_FILE (default: the
+system's). An https:// URL is always verified; plain http:// goes to loopback
+only, unless --insecure (which warns). The bot's answer is printed as JSON on
+stdout. Exit status: 0 taken (or a duplicate), 1 refused (the bot's error on
+stderr), 2 bad usage or input (a refused URL included: nothing was sent), 3 the
+bot could not be reached or its certificate was refused.
 """
 
 from __future__ import annotations
@@ -29,6 +32,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", help="a JSON event, or JSON Lines of events (- = stdin)")
     parser.add_argument("--url", default=os.environ.get("ROOMBOT_URL"), help="$ROOMBOT_URL")
     parser.add_argument("--token-file", type=Path, help="default: $ROOMBOT_TOKEN")
+    parser.add_argument(
+        "--ca-file",
+        default=os.environ.get("ROOMBOT_CA_FILE"),
+        help="PEM file of the CA(s) to trust for https:// (default: $ROOMBOT_CA_FILE, "
+        "else the system's)",
+    )
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help="allow plain http:// to a host other than loopback (token sent in the clear)",
+    )
     one = parser.add_argument_group("a one-shot failure report (instead of a file)")
     one.add_argument("--turn", help="the run's id")
     one.add_argument("--room", help="the room id the card goes to")
@@ -85,7 +99,7 @@ def _error(args: argparse.Namespace) -> dict[str, Any] | str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from roombot.report_client import Refused, ReportClient, Unreachable
+    from roombot.report_client import CannotSend, Refused, ReportClient, Unreachable, Untrusted
 
     if not args.url:
         return _usage("--url (or $ROOMBOT_URL) is required")
@@ -98,7 +112,12 @@ def run(args: argparse.Namespace) -> int:
         token = os.environ.get("ROOMBOT_TOKEN", "").strip()
     if not token:
         return _usage("no token: set $ROOMBOT_TOKEN or --token-file")
-    client = ReportClient(args.url, token, tries=args.tries)
+    try:
+        client = ReportClient(
+            args.url, token, ca_file=args.ca_file, insecure=args.insecure, tries=args.tries
+        )
+    except CannotSend as e:
+        return _usage(str(e))
     try:
         if args.file is not None:
             if args.turn:
@@ -129,6 +148,9 @@ def run(args: argparse.Namespace) -> int:
     except Refused as e:
         print(f"roombot report: refused: {e}", file=sys.stderr)
         return 1
+    except Untrusted as e:
+        print(f"roombot report: TLS refused: {e}", file=sys.stderr)
+        return 3
     except Unreachable as e:
         print(f"roombot report: {e}", file=sys.stderr)
         return 3

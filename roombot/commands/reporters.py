@@ -37,11 +37,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         p.add_argument("--apply", action="store_true", help="write the change (default: show it)")
         p.add_argument("--config", type=Path, help="the harness's configuration file")
         if action == "enable":
-            p.add_argument("--url", help="roombot's report API, e.g. http://127.0.0.1:8450")
+            p.add_argument(
+                "--url",
+                help="roombot's report API: https://host:port, or http:// to loopback only",
+            )
             token = p.add_mutually_exclusive_group()
             token.add_argument("--token-file", help="a file holding the reporter's API token")
             token.add_argument("--token-env", help="an environment variable holding the token")
             token.add_argument("--token", help=argparse.SUPPRESS)  # refused, with the reason
+            p.add_argument("--ca-file", help="a PEM file of the CA(s) to trust for https://")
+            p.add_argument(
+                "--insecure",
+                action="store_true",
+                help="allow plain http:// to a host other than loopback (token in the clear)",
+            )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -95,10 +104,16 @@ def _change(args: argparse.Namespace) -> int:
             if not args.url:
                 raise ValueError("--url: needed with a token reference")
             token_file = str(Path(args.token_file).resolve()) if args.token_file else None
-            settings = Settings(args.url, token_file, args.token_env)
-            if token_file is not None and not Path(token_file).is_file():
+            ca_file = str(Path(args.ca_file).resolve()) if args.ca_file else None
+            settings = Settings(args.url, token_file, args.token_env, ca_file, args.insecure)
+            for path in (token_file, ca_file):
+                if path is not None and not Path(path).is_file():
+                    print(f"roombot reporters: warning: {path} does not exist yet", file=sys.stderr)
+            if args.insecure and args.url.startswith("http://"):
                 print(
-                    f"roombot reporters: warning: {token_file} does not exist yet", file=sys.stderr
+                    "roombot reporters: warning: --insecure: the token and the reports will "
+                    "cross the network unencrypted",
+                    file=sys.stderr,
                 )
         changes = plan_enable(reporter, settings, config=args.config)
     else:

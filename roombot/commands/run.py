@@ -28,21 +28,30 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.config}: valid")
         return 0
 
+    import logging
+
     from roombot.bot import Bot
     from roombot.matrix import StartupError
     from roombot.observe import setup_logging
 
-    setup_logging(config.log.level, config.log.format)
+    # One redactor for the logs and the events, so /metrics counts both.
+    redactor = config.redact.build()
+    setup_logging(config.log.level, config.log.format, redactor)
+    # From here on standard error is the log: every line in the configured format.
+    log = logging.getLogger("roombot")
 
     async def main() -> None:
-        await Bot(config).run()
+        await Bot(config, redactor=redactor).run()
 
     try:
         asyncio.run(main())
     except ConfigError as e:
-        print(f"roombot: configuration error in {args.config}: {e}", file=sys.stderr)
+        log.critical("configuration error in %s: %s", args.config, e)
         return 2
     except StartupError as e:
-        print(f"roombot: cannot start: {e}", file=sys.stderr)
+        log.critical("cannot start: %s", e)
+        return 1
+    except Exception:
+        log.critical("stopped by an unexpected error", exc_info=True)
         return 1
     return 0

@@ -94,8 +94,8 @@ class KeysApi:
 
     async def query_users(self, user_ids: Iterable[str]) -> dict[str, Any]:
         """One `/keys/query` answer for several users (every device of each)."""
-        body = {"device_keys": {user: [] for user in user_ids}}
-        status, answer = await self._post("/keys/query", body)
+        devices: dict[str, list[str]] = {user: [] for user in user_ids}
+        status, answer = await self._post("/keys/query", {"device_keys": devices})
         if status != 200:
             raise self._error("/keys/query", status, answer)
         return answer

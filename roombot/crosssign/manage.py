@@ -18,11 +18,12 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from pathlib import Path
 
 from roombot.crosssign.api import KeysApi
 from roombot.crosssign.assess import Assessment, State, assess
 from roombot.crosssign.keys import Identity, KeyPair, Usage
-from roombot.crosssign.recovery import encode_recovery_key
+from roombot.crosssign.recovery import encode_recovery_key, recovery_file_text
 from roombot.crosssign.store import KeyStore
 
 log = logging.getLogger("roombot.crosssign")
@@ -42,7 +43,8 @@ class Result:
     before: Assessment
     after: Assessment
     actions: list[str] = field(default_factory=list)
-    recovery_key: str | None = None  # set only when a new master key was made: show it once
+    recovery_key: str | None = None  # set only when a new master key was made
+    recovery_file: Path | None = None  # where that key was written (0600), for the operator
 
 
 def advice(a: Assessment, config_hint: str = "CONFIG") -> str:
@@ -65,7 +67,7 @@ def advice(a: Assessment, config_hint: str = "CONFIG") -> str:
             )
         case State.KEYS_MISSING:
             return (
-                "If you kept the recovery key printed at the first bootstrap, restore the same "
+                "If you kept the recovery key written at the first bootstrap, restore the same "
                 f"identity (nobody has to verify again): {cmd} --recovery-key-file FILE. "
                 "Otherwise make a new identity; everyone who verified the bot must verify it "
                 f"again: {cmd} --replace-identity"
@@ -92,6 +94,29 @@ class Bootstrapper:
         self.password = password
         self.user_id = api.user_id
         self.device_id = api.device_id
+
+    def _new_identity(self, why: str) -> tuple[Identity, str]:
+        """A new identity: its recovery file written first, then its keys, before any upload.
+
+        Refused while a recovery file is there: it may be the only copy of the key
+        of the identity people verified, and it is never overwritten.
+        """
+        path = self.store.recovery_path
+        if self.store.recovery_file_exists():
+            raise RefusedError(
+                f"{why}, but {path} holds a recovery key; if it is this bot's identity, "
+                "restore it (nobody has to verify again): roombot crypto bootstrap -c CONFIG "
+                f"--recovery-key-file {path}; otherwise move the file offline or delete it, "
+                "then run again; nothing was changed"
+            )
+        identity = Identity.generate(self.user_id)
+        key = encode_recovery_key(identity.master.seed)
+        # The file before the keys: a crash in between leaves a recovery file and no
+        # identity, which the next run refuses to paper over (see above).
+        text = recovery_file_text(key, self.user_id, identity.master.public)
+        self.store.write_recovery_file(text)
+        self.store.save(identity)
+        return identity, key
 
     async def check(self) -> Assessment:
         local = self.store.load(self.user_id)
@@ -146,11 +171,11 @@ class Bootstrapper:
         if publish is None:
             match a.state:
                 case State.NOT_SET_UP:
-                    local = Identity.generate(self.user_id)
                     # Saved before upload: a crash in between leaves keys that the next
                     # run publishes (NOT_PUBLISHED), never an identity without its keys.
-                    self.store.save(local)
-                    recovery_key = encode_recovery_key(local.master.seed)
+                    local, recovery_key = self._new_identity(
+                        f"{self.user_id} has no cross-signing identity yet"
+                    )
                     publish = local
                     actions.append("created a new cross-signing identity")
                 case State.NOT_PUBLISHED:
@@ -167,9 +192,7 @@ class Bootstrapper:
                     replace_identity
                 ):
                     # Always a new identity: the stored one may have been on the server.
-                    local = Identity.generate(self.user_id)
-                    self.store.save(local)
-                    recovery_key = encode_recovery_key(local.master.seed)
+                    local, recovery_key = self._new_identity("a new identity was asked for")
                     actions.append("replaced the server's identity with a new one")
                     publish = local
                 case State.OK | State.DEVICE_UNSIGNED | State.DEVICE_UNKNOWN:
@@ -188,7 +211,8 @@ class Bootstrapper:
             await self.api.upload_signatures({self.device_id: a.local.sign_device(device)})
             actions.append(f"signed device {self.device_id} with the self-signing key")
             a = await self.check()
-        return Result(before, a, actions, recovery_key)
+        written = self.store.recovery_path if recovery_key is not None else None
+        return Result(before, a, actions, recovery_key, written)
 
     async def _device_keys(self) -> dict[str, object]:
         answer = await self.api.query()

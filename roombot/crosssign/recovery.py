@@ -7,6 +7,8 @@ library) and shown in groups of four characters. Here the 32 bytes are the
 cross-signing master key's seed itself, not a secret-storage key: it restores
 the bot's identity with `roombot crypto bootstrap --recovery-key-file`, and
 it is NOT an Element "Security Key" (entering it there does nothing useful).
+The recovery file holds it under a few `#` lines saying what it is; a file
+given to `--recovery-key-file` is read the same way, comments or not.
 Pure: no I/O.
 """
 
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 import base58
 
-from roombot.crosssign.keys import SEED_BYTES
+from roombot.crosssign.keys import SEED_BYTES, fingerprint
 
 PREFIX = b"\x8b\x01"
 
@@ -57,3 +59,20 @@ def decode_recovery_key(text: str) -> bytes:
     if _parity(raw) != 0:
         raise RecoveryKeyError("parity check failed: a character is mistyped")
     return raw[len(PREFIX) : len(PREFIX) + SEED_BYTES]
+
+
+def recovery_file_text(key: str, user_id: str, master: str) -> str:
+    """The recovery file's content: what it is and how to use it, then the key on its own line."""
+    return (
+        f"# roombot: the recovery key of {user_id}'s cross-signing identity\n"
+        f"# master key (what people verify): {fingerprint(master)}\n"
+        "# Move this file offline (a password manager, a safe), then delete it here.\n"
+        "# Restore with: roombot crypto bootstrap -c CONFIG --recovery-key-file THIS-FILE\n"
+        f"{key}\n"
+    )
+
+
+def key_from_file_text(text: str) -> bytes:
+    """The seed in a recovery file: `#` lines are skipped, the rest is the key."""
+    kept = [line for line in text.splitlines() if not line.lstrip().startswith("#")]
+    return decode_recovery_key("\n".join(kept))

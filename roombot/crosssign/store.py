@@ -4,19 +4,22 @@ The directory is mode 0700 and the file 0600, written whole (temporary file,
 fsync, rename) so a crash leaves the old keys or the new ones, never half.
 The file holds the three private seeds (unpadded base64) and the user id they
 belong to; nothing else about the identity is kept, the server is asked.
+
+Beside it, `<state_dir>/recovery-key.txt` (0600): the recovery key of a new
+identity, written once for the operator to move offline; never replaced.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
 import stat
 from pathlib import Path
 
 from unpaddedbase64 import decode_base64, encode_base64
 
 from roombot.crosssign.keys import Identity, KeyFormatError, KeyPair, Usage
+from roombot.private_files import create_private, private_dir, replace_private, tighten
 
 log = logging.getLogger("roombot.crosssign")
 
@@ -31,12 +34,15 @@ class KeyStore:
     def __init__(self, state_dir: Path) -> None:
         self.directory = Path(state_dir) / "cross-signing"
         self.path = self.directory / "keys.json"
+        self.recovery_path = Path(state_dir) / "recovery-key.txt"
 
     def exists(self) -> bool:
         return self.path.exists()
 
     def load(self, user_id: str) -> Identity | None:
         """The stored identity, or None when there is none. Raises KeyStoreError when unusable."""
+        tighten(self.directory)
+        tighten(self.recovery_path)
         try:
             st = self.path.stat()
         except FileNotFoundError:
@@ -49,7 +55,7 @@ class KeyStore:
                 "--replace-identity)",
                 extra={"path": str(self.path), "mode": oct(stat.S_IMODE(st.st_mode))},
             )
-            os.chmod(self.path, 0o600)
+            self.path.chmod(0o600)
         try:
             data = json.loads(self.path.read_text())
         except (OSError, ValueError) as e:
@@ -72,27 +78,26 @@ class KeyStore:
             raise KeyStoreError(f"{self.path}: a key is missing or damaged: {e}") from e
 
     def save(self, identity: Identity) -> None:
-        self.directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(self.directory, 0o700)
+        private_dir(self.directory)
         data = {
             "format": FORMAT,
             "user_id": identity.user_id,
             **{u.value: encode_base64(identity.pair(u).seed) for u in Usage},
         }
-        tmp = self.path.with_suffix(".tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        replace_private(self.path, json.dumps(data, indent=1).encode())
+
+    def recovery_file_exists(self) -> bool:
+        return self.recovery_path.exists()
+
+    def write_recovery_file(self, text: str) -> None:
+        """Create the recovery file (0600); KeyStoreError when there is one: never replaced."""
+        private_dir(self.recovery_path.parent)
         try:
-            with os.fdopen(fd, "w") as f:
-                json.dump(data, f, indent=1)
-                f.flush()
-                os.fsync(f.fileno())
-            os.chmod(tmp, 0o600)  # O_CREAT's mode is ignored when the file already existed
-            os.replace(tmp, self.path)
-        finally:
-            if tmp.exists():
-                tmp.unlink()
-        dir_fd = os.open(self.directory, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+            create_private(self.recovery_path, text.encode())
+        except FileExistsError as e:
+            raise KeyStoreError(
+                f"{self.recovery_path} already exists; it was left as it is (move it offline "
+                "or delete it, then run again)"
+            ) from e
+        except OSError as e:
+            raise KeyStoreError(f"{self.recovery_path}: cannot write the recovery key: {e}") from e

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 from cards.html import ALLOWED_ATTRIBUTES, ALLOWED_TAGS, LINK_SCHEMES
 
 # What the standalone page may hold beyond the Matrix subset: the document itself.
-PAGE_TAGS = ALLOWED_TAGS | {"html", "head", "meta", "title", "style", "body", "article"}
+PAGE_TAGS = ALLOWED_TAGS | {"html", "head", "meta", "title", "style", "body", "article", "bdi"}
 PAGE_ATTRIBUTES = {
     "html": {"lang"},
     "meta": {"charset", "name", "content"},

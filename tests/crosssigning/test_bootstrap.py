@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import io
 import logging
-import re
 import stat
 from pathlib import Path
 
@@ -16,7 +15,7 @@ from roombot.crosssign.api import CrossSigningApiError
 from roombot.crosssign.assess import State
 from roombot.crosssign.keys import Identity, Usage
 from roombot.crosssign.manage import Mode, RefusedError
-from roombot.crosssign.recovery import decode_recovery_key
+from roombot.crosssign.recovery import key_from_file_text
 from roombot.crosssign.startup import at_start
 from roombot.crosssign.store import KeyStore
 from roombot.devserver import DevServer
@@ -40,6 +39,12 @@ async def start(dev: BotDevice, out: io.StringIO | None = None) -> object:
         password=lambda: dev.user.password,
         out=out,
     )
+
+
+def stored_seed(dev: BotDevice, user_id: str) -> bytes:
+    stored = KeyStore(dev.state_dir).load(user_id)
+    assert stored is not None
+    return stored.master.seed
 
 
 async def test_second_client_sees_a_cross_signed_device(synapse: DevServer, tmp_path: Path) -> None:
@@ -86,16 +91,15 @@ async def test_second_client_sees_a_cross_signed_device(synapse: DevServer, tmp_
         usk = own["user_signing_keys"][bot.user_id]
         check_signature(usk, bot.user_id, master_id, master_pub)
 
-        # The private keys: owner-only, and the recovery key printed once is the master seed.
+        # The private keys: owner-only, and the recovery file holds the master seed.
         store = KeyStore(dev.state_dir)
         assert stat.S_IMODE(store.path.stat().st_mode) == 0o600
         assert stat.S_IMODE(store.directory.stat().st_mode) == 0o700
+        assert stat.S_IMODE(store.recovery_path.stat().st_mode) == 0o600
         stored = store.load(bot.user_id)
         assert stored is not None and stored.master.public == master_pub
-        printed = re.search(r"recovery key .*\n\s+(.+)\n", out.getvalue())
-        assert printed, out.getvalue()
-        assert decode_recovery_key(printed.group(1)) == stored.master.seed
-        assert "master key (what people verify)" in out.getvalue()
+        assert key_from_file_text(store.recovery_path.read_text()) == stored.master.seed
+        assert out.getvalue() == ""  # not a terminal: the key is in the file only
     finally:
         await dev.client.close()
 
@@ -113,7 +117,7 @@ async def test_later_starts_keep_the_identity_and_print_nothing(
             out = io.StringIO()
             a = await start(dev, out)
             assert getattr(a, "state", None) is State.OK
-            assert out.getvalue() == ""  # the recovery key is printed once only
+            assert out.getvalue() == ""  # nothing is printed after the first start
         async with dev.api() as api:
             result = await dev.bootstrapper(api).run(Mode.ON_DEMAND)
             assert result.actions == []
@@ -173,10 +177,19 @@ async def test_a_foreign_identity_is_reported_never_replaced_unasked(
         async with dev.api() as api:
             with pytest.raises(RefusedError, match="different cross-signing identity"):
                 await dev.bootstrapper(api).run(Mode.ON_DEMAND)
+            # The first identity's recovery file is in the way: never overwritten.
+            store = KeyStore(dev.state_dir)
+            first_file = store.recovery_path.read_text()
+            with pytest.raises(RefusedError, match="holds a recovery key"):
+                await dev.bootstrapper(api).run(Mode.ON_DEMAND, replace_identity=True)
+            assert store.recovery_path.read_text() == first_file
+            store.recovery_path.unlink()  # the operator moved it offline
             result = await dev.bootstrapper(api).run(Mode.ON_DEMAND, replace_identity=True)
             assert api.uia_rounds == 1  # replacing asks for the password
         assert result.after.state is State.OK, result.after.problem
-        assert result.recovery_key is not None  # a new identity, with its recovery key
+        assert result.recovery_key is not None  # a new identity, with its recovery file
+        assert result.recovery_file == store.recovery_path
+        assert key_from_file_text(store.recovery_path.read_text()) == stored_seed(dev, bot.user_id)
         server = (await dev.query())["master_keys"][bot.user_id]
         assert only_key(server)[1] not in (ours.master.public, foreign.master.public)
         stored = KeyStore(dev.state_dir).load(bot.user_id)
@@ -211,13 +224,10 @@ async def test_lost_state_restored_from_the_recovery_key(
     bot = synapse.register_user(unique_name("bot"))
     dev = await bot_device(synapse, bot, tmp_path / "state")
     try:
-        out = io.StringIO()
-        await start(dev, out)
-        printed = re.search(r"recovery key .*\n\s+(.+)\n", out.getvalue())
-        assert printed
-        seed = decode_recovery_key(printed.group(1))
-        master = (await dev.query())["master_keys"][bot.user_id]
+        await start(dev)
         store = KeyStore(dev.state_dir)
+        seed = key_from_file_text(store.recovery_path.read_text())
+        master = (await dev.query())["master_keys"][bot.user_id]
         store.path.unlink()  # the state directory's keys are lost
 
         a = await start(dev)

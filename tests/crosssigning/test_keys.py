@@ -24,7 +24,13 @@ from roombot.crosssign.keys import (
     read_key_object,
     verify,
 )
-from roombot.crosssign.recovery import RecoveryKeyError, decode_recovery_key, encode_recovery_key
+from roombot.crosssign.recovery import (
+    RecoveryKeyError,
+    decode_recovery_key,
+    encode_recovery_key,
+    key_from_file_text,
+    recovery_file_text,
+)
 from roombot.crosssign.store import KeyStore, KeyStoreError
 
 USER = "@bot:example.org"
@@ -149,6 +155,21 @@ def test_recovery_key_rejects_typos_and_other_keys() -> None:
         decode_recovery_key(compact[:-1] + "0")  # 0 is not in the alphabet
     with pytest.raises(RecoveryKeyError, match="empty"):
         decode_recovery_key("  ")
+
+
+def test_recovery_file_says_what_it_is_and_reads_back() -> None:
+    seed = bytes(range(32))
+    master = KeyPair(Usage.MASTER, seed).public
+    key = encode_recovery_key(seed)
+    text = recovery_file_text(key, USER, master)
+    comments = [ln for ln in text.splitlines() if ln.startswith("#")]
+    assert [ln for ln in text.splitlines() if not ln.startswith("#")] == [key]
+    assert any(USER in ln for ln in comments) and any(fingerprint(master) in ln for ln in comments)
+    assert any("--recovery-key-file" in ln for ln in comments)
+    assert key_from_file_text(text) == seed
+    assert key_from_file_text(key) == seed  # a bare key, as before
+    with pytest.raises(RecoveryKeyError, match="empty"):
+        key_from_file_text("# only a comment\n")
 
 
 def test_store_keeps_keys_private_and_whole(tmp_path: Path) -> None:

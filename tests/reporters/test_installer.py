@@ -197,7 +197,7 @@ def test_a_malformed_openclaw_config_is_refused_untouched(case: str, tmp_path: P
         config.write_text(text)
     before = config.read_bytes()
     out = roombot(
-        "enable", "openclaw", "--config", str(config), "--url", "http://x:1",
+        "enable", "openclaw", "--config", str(config), "--url", "http://localhost:1",
         "--token-env", "T", "--apply",
     )  # fmt: skip
     assert out.returncode == 2
@@ -219,7 +219,9 @@ def test_a_malformed_pi_settings_file_is_refused(tmp_path: Path) -> None:
     out = roombot("disable", "pi", "--config", str(config), "--apply")
     # disable never needs to touch a wrong type it did not write: nothing to do
     assert out.returncode == 0 and "already disabled" in out.stdout
-    out = roombot("enable", "pi", "--config", str(config), "--url", "http://x", "--token-env", "T")
+    out = roombot(
+        "enable", "pi", "--config", str(config), "--url", "http://localhost:1", "--token-env", "T"
+    )
     assert out.returncode == 2
     assert "extensions: expected a list, found a string" in out.stderr
 
@@ -278,3 +280,26 @@ def test_openclaw_itself_accepts_the_enabled_config(tmp_path: Path, token_file: 
     issues = json.loads(res.stdout[res.stdout.index("{") :])["issues"]
     assert issues[0]["path"] == "plugins.entries.roombot-reporter.config"
     assert '"token"' in issues[0]["message"]
+
+
+def test_enable_writes_the_ca_file_and_keeps_the_url_rule(tmp_path: Path, token_file: Path) -> None:
+    config = copy("pi-lab.json", tmp_path)
+    ca = tmp_path / "ca.pem"
+    ca.write_text("-----BEGIN CERTIFICATE-----\n")
+    base = ["enable", "pi", "--config", str(config), "--token-file", str(token_file), "--apply"]
+    far = "http://roombot.example.org:8450"
+    out = roombot(*base, "--url", far)
+    assert out.returncode == 2, out.stdout
+    assert "--url: plain http:// to a non-loopback host (roombot.example.org)" in out.stderr
+    assert config.read_bytes() == (CONFIGS / "pi-lab.json").read_bytes()
+    out = roombot(*base, "--url", "https://roombot.example.org:8450", "--ca-file", str(ca))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(config.read_text())["roombotReporter"] == {
+        "url": "https://roombot.example.org:8450",
+        "tokenFile": str(token_file),
+        "caFile": str(ca),
+    }
+    assert roombot("disable", "pi", "--config", str(config), "--apply").returncode == 0
+    out = roombot(*base, "--url", far, "--insecure")
+    assert out.returncode == 0 and "--insecure: the token and the reports" in out.stderr
+    assert json.loads(config.read_text())["roombotReporter"]["insecure"] is True

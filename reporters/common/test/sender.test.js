@@ -5,7 +5,7 @@ import os from "node:os";
 import path from "node:path";
 import net from "node:net";
 
-import { Sender, resolveConfig } from "../sender.js";
+import { Sender, isLoopback, resolveConfig, tlsRefusal } from "../sender.js";
 import { buildReport, retryAfterIn, splitStatus } from "../report.js";
 import { FAST, startServer } from "./helpers.js";
 
@@ -125,13 +125,64 @@ test("resolveConfig: nothing configured sends nothing; a token only by file or e
   assert.deepEqual(resolveConfig({ url: "http://127.0.0.1:8450/", tokenFile: file }).config, {
     url: "http://127.0.0.1:8450",
     token: "tok-from-file-0000",
+    ca: undefined,
+    insecure: false,
   });
-  assert.equal(resolveConfig({ url: "http://x", tokenEnv: "RB_T" }, { env: { RB_T: "abc" } }).config.token, "abc");
-  assert.match(resolveConfig({ url: "http://x", token: "secret" }).problem, /in clear is refused/);
-  assert.match(resolveConfig({ url: "http://x" }).problem, /no tokenFile or tokenEnv/);
-  assert.match(resolveConfig({ url: "http://x", tokenEnv: "NOPE" }, { env: {} }).problem, /NOPE is not set/);
-  assert.match(resolveConfig({ url: "http://x", tokenFile: path.join(dir, "missing") }).problem, /ENOENT/);
-  assert.match(resolveConfig({ url: "ftp://x", tokenEnv: "A" }).problem, /not http/);
+  const local = "http://localhost:8450";
+  assert.equal(resolveConfig({ url: local, tokenEnv: "RB_T" }, { env: { RB_T: "abc" } }).config.token, "abc");
+  assert.match(resolveConfig({ url: local, token: "secret" }).problem, /in clear is refused/);
+  assert.match(resolveConfig({ url: local }).problem, /no tokenFile or tokenEnv/);
+  assert.match(resolveConfig({ url: local, tokenEnv: "NOPE" }, { env: {} }).problem, /NOPE is not set/);
+  assert.match(resolveConfig({ url: local, tokenFile: path.join(dir, "missing") }).problem, /ENOENT/);
+  assert.match(resolveConfig({ url: "ftp://x", tokenEnv: "A" }).problem, /not an https:\/\//);
+});
+
+test("the URL rule: plain http:// only to loopback unless insecure (with a warning)", () => {
+  for (const host of ["localhost", "LOCALHOST.", "127.0.0.1", "127.9.8.7", "[::1]"]) assert.equal(isLoopback(host), true, host);
+  for (const host of ["roombot.example.org", "10.0.0.1", "128.0.0.1", "[::2]", "localhost.example.org", "[::ffff:7f00:1]"]) {
+    assert.equal(isLoopback(host), false, host);
+  }
+  const env = { env: { RB_T: "tok-0123456789abcdef" } };
+  const far = resolveConfig({ url: "http://roombot.example.org:8450", tokenEnv: "RB_T" }, env);
+  assert.equal(far.config, null);
+  assert.match(far.problem, /plain http:\/\/ to a non-loopback host \(roombot\.example\.org\)/);
+  assert.doesNotMatch(far.problem, /tok-0123/);
+  const allowed = resolveConfig({ url: "http://roombot.example.org:8450", tokenEnv: "RB_T", insecure: true }, env);
+  assert.equal(allowed.problem, null);
+  const lines = [];
+  new Sender({ ...allowed.config, log: (l) => lines.push(l) });
+  assert.equal(lines.length, 1);
+  assert.match(lines[0], /warning: plain http:\/\/ to a non-loopback host \(roombot\.example\.org\)/);
+  assert.doesNotMatch(lines[0], /tok-0123/);
+  const quiet = [];
+  new Sender({ url: "http://127.0.0.1:1", token: "t", insecure: true, log: (l) => quiet.push(l) });
+  assert.deepEqual(quiet, []); // loopback needs no warning
+  // https is always allowed; the token never goes into the URL
+  assert.equal(resolveConfig({ url: "https://roombot.example.org", tokenEnv: "RB_T" }, env).problem, null);
+  assert.match(resolveConfig({ url: "https://u:p@roombot.example.org", tokenEnv: "RB_T" }, env).problem, /holds credentials/);
+});
+
+test("caFile: read as PEM; a missing or non-PEM file is a clear problem", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "reporter-"));
+  const env = { env: { RB_T: "tok-0123456789abcdef" } };
+  const pem = path.join(dir, "ca.pem");
+  fs.writeFileSync(pem, "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n");
+  const junk = path.join(dir, "junk.pem");
+  fs.writeFileSync(junk, "not a certificate");
+  const url = "https://roombot.example.org";
+  assert.match(resolveConfig({ url, tokenEnv: "RB_T", caFile: pem }, env).config.ca, /BEGIN CERTIFICATE/);
+  assert.match(resolveConfig({ url, tokenEnv: "RB_T", caFile: path.join(dir, "nope") }, env).problem, /caFile .*ENOENT/);
+  assert.match(resolveConfig({ url, tokenEnv: "RB_T", caFile: junk }, env).problem, /holds no PEM certificate/);
+});
+
+test("tlsRefusal names each certificate refusal; other errors are not TLS", () => {
+  assert.match(tlsRefusal({ code: "UNABLE_TO_VERIFY_LEAF_SIGNATURE" }, "h"), /unknown issuer/);
+  assert.match(tlsRefusal({ code: "SELF_SIGNED_CERT_IN_CHAIN" }, "h"), /unknown issuer/);
+  assert.match(tlsRefusal({ code: "CERT_HAS_EXPIRED" }, "h"), /has expired/);
+  assert.match(tlsRefusal({ code: "ERR_TLS_CERT_ALTNAME_INVALID", reason: "IP: 127.0.0.1 is not in the cert's list" }, "h"), /host name mismatch/);
+  assert.match(tlsRefusal({ code: "EPROTO", message: "write EPROTO ...:wrong version number:..." }, "h"), /does not speak TLS/);
+  assert.equal(tlsRefusal({ code: "EPROTO", message: "write EPROTO ...:unexpected eof while reading" }, "h"), null);
+  assert.equal(tlsRefusal({ code: "ECONNREFUSED" }, "h"), null);
 });
 
 test("splitStatus and retryAfterIn read the harnesses' sentences", () => {

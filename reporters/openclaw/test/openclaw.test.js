@@ -95,7 +95,7 @@ test("failureOf prefers errorBody; without it the sentence after the status", ()
 test("the plugin registers its hooks through api.on; its manifest validates its config", async () => {
   assert.equal(plugin.id, PLUGIN_ID);
   assert.equal(manifest.id, PLUGIN_ID);
-  assert.deepEqual(Object.keys(manifest.configSchema.properties).sort(), ["onlyAcp", "tokenEnv", "tokenFile", "url"]);
+  assert.deepEqual(Object.keys(manifest.configSchema.properties).sort(), ["caFile", "insecure", "onlyAcp", "tokenEnv", "tokenFile", "url"]);
   assert.equal(manifest.configSchema.additionalProperties, false);
   const server = await startServer();
   const hooks = {};
