@@ -24,8 +24,8 @@ from roombot.configerror import ConfigError as ConfigError  # raised by every se
 from roombot.redact import RedactError, Redactor
 from roombot.turns import TurnRules
 
-TrustPolicy = Literal["ignore_unverified", "verified_only"]
-TRUST_POLICIES: tuple[str, ...] = ("ignore_unverified", "verified_only")
+TrustPolicy = Literal["ignore_unverified", "verified_only", "cross_signed"]
+TRUST_POLICIES: tuple[TrustPolicy, ...] = ("ignore_unverified", "verified_only", "cross_signed")
 LOG_FORMATS: tuple[str, ...] = ("json", "text")
 LOG_LEVELS: tuple[str, ...] = ("debug", "info", "warning", "error")
 
@@ -71,7 +71,8 @@ class MatrixConfig:
     access_token: Secret
     device_name: str = "roombot"
     trust: TrustPolicy = "ignore_unverified"
-    # With trust = "verified_only": the devices that get keys, as (user id, device id).
+    # Devices that get keys under "verified_only" (the only ones) and "cross_signed" (also
+    # when not cross-signed), as (user id, device id).
     trusted_devices: tuple[tuple[str, str], ...] = ()
     request_timeout: float = 30.0
     sync_timeout_ms: int = 30000
@@ -333,7 +334,7 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
         password=m.secret("password", base, "ROOMBOT_PASSWORD"),
         access_token=m.secret("access_token", base, None),
         device_name=m.text("device_name", "roombot") or "roombot",
-        trust="verified_only" if trust == "verified_only" else "ignore_unverified",
+        trust=next(p for p in TRUST_POLICIES if p == trust),
         trusted_devices=tuple((d.split()[0], d.split()[1]) for d in trusted),
         request_timeout=m.number("request_timeout", 30.0, minimum=1.0),
         sync_timeout_ms=m.integer("sync_timeout_ms", 30000, minimum=0, maximum=600000),

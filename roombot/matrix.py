@@ -42,6 +42,8 @@ from nio import (
 from nio.exceptions import EncryptionError, GroupEncryptionError, OlmTrustError
 
 from roombot.config import Config, ConfigError, RoomConfig
+from roombot.crosssign.api import CrossSigningApiError, KeysApi
+from roombot.crosssign.recipients import Recipients
 from roombot.outbox import (
     Action,
     Gone,
@@ -110,6 +112,10 @@ class MatrixShell:
         # what an unsigned bot looks like). The last check's result, for status and tests.
         self.cross_signing = True
         self.cross_signing_state: Any = None
+        # Under trust = "cross_signed" or "verified_only": who gets room keys (and what was logged).
+        self.recipients = Recipients(
+            cross_signing=m.trust == "cross_signed", listed=m.trusted_devices
+        )
 
     # -- start -------------------------------------------------------------------------
 
@@ -328,6 +334,8 @@ class MatrixShell:
         c = self.client
         await self._handle_invites(resp)
         self._handle_leaves(resp)
+        # A member's devices or cross-signing keys moved: judge them again before a send.
+        self.recipients.changed([*resp.device_list.changed, *resp.device_list.left])
         # Key housekeeping, as nio's sync_forever does: a member who joins later
         # gets keys because the bot queries their devices before the next send.
         if c.outgoing_to_device_messages:
@@ -434,7 +442,9 @@ class MatrixShell:
         if not isinstance(content, dict):
             return content
         if room.encrypted:
-            self._apply_trust(room_id)
+            refused = await self._apply_trust(room_id)
+            if refused is not None:
+                return refused
         resp = await self._call(
             self.client.room_send(
                 room_id,
@@ -455,19 +465,58 @@ class MatrixShell:
             return Rejected(f"{code}: {resp.message}")
         return Transient(f"{code}: {getattr(resp, 'message', resp)}")
 
-    def _apply_trust(self, room_id: str) -> None:
-        """With trust = verified_only: listed devices are verified, all others blacklisted."""
-        m = self.config.matrix
-        if m.trust != "verified_only":
-            return
-        trusted = set(m.trusted_devices)
-        room = self.client.rooms[room_id]
+    async def _apply_trust(self, room_id: str) -> Outcome | None:
+        """Mark every member device verified (gets room keys) or blacklisted, per matrix.trust.
+
+        nio rotates the room's Megolm session whenever a mark changes, so a device
+        that gains or loses trust is in or out from the next notice on.
+        """
+        c = self.client
+        room = c.rooms[room_id]
+        if self.config.matrix.trust == "ignore_unverified":
+            # Every device: undo blacklisting left by an earlier policy.
+            for user_id in room.users:
+                for device in c.device_store.active_user_devices(user_id):
+                    if device.blacklisted:
+                        c.unblacklist_device(device)
+            return None
+        ask = self.recipients.ask(room.users)
+        if ask.users:
+            try:
+                async with KeysApi(
+                    self.config.matrix.homeserver,
+                    str(c.user_id),
+                    str(c.device_id),
+                    str(c.access_token),
+                    timeout=self.config.matrix.request_timeout,
+                ) as api:
+                    answer = await api.query_users(ask.users)
+            except CrossSigningApiError as e:
+                return Transient(f"encryption: members' cross-signing keys: {e}", encryption=True)
+            self.recipients.learn(ask, answer)
         for user_id in room.users:
-            for device in self.client.device_store.active_user_devices(user_id):
-                if (user_id, device.id) in trusted:
-                    self.client.verify_device(device)
-                elif not self.client.olm or not self.client.olm.is_device_blacklisted(device):
-                    self.client.blacklist_device(device)
+            for device in c.device_store.active_user_devices(user_id):
+                if (user_id, device.id) == (c.user_id, c.device_id):
+                    continue
+                why = self.recipients.decide(user_id, device.id, device.ed25519, device.curve25519)
+                # The marks live in nio's store; set one only when it changes.
+                if why is None and not device.verified:
+                    c.verify_device(device)
+                elif why is not None and not device.blacklisted:
+                    c.blacklist_device(device)
+                if not self.recipients.news(user_id, device.id, why):
+                    continue
+                if why is None:
+                    log.info(
+                        "device gets room keys from now on",
+                        extra={"user_id": user_id, "device_id": device.id},
+                    )
+                else:
+                    log.warning(
+                        "device gets no room keys",
+                        extra={"user_id": user_id, "device_id": device.id, "reason": why},
+                    )
+        return None
 
     async def _content(
         self, notice: Notice, room_id: str, encrypted: bool

@@ -9,7 +9,7 @@ signature by the self-signing key).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import aiohttp
@@ -88,6 +88,14 @@ class KeysApi:
         """The `/keys/query` answer for one user (the bot itself by default)."""
         user = user_id or self.user_id
         status, answer = await self._post("/keys/query", {"device_keys": {user: []}})
+        if status != 200:
+            raise self._error("/keys/query", status, answer)
+        return answer
+
+    async def query_users(self, user_ids: Iterable[str]) -> dict[str, Any]:
+        """One `/keys/query` answer for several users (every device of each)."""
+        devices: dict[str, list[str]] = {user: [] for user in user_ids}
+        status, answer = await self._post("/keys/query", {"device_keys": devices})
         if status != 200:
             raise self._error("/keys/query", status, answer)
         return answer

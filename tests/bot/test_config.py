@@ -111,3 +111,21 @@ def test_missing_password_at_first_login_exits_2(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2, proc.stderr
     assert "matrix.password" in proc.stderr
+
+
+@pytest.mark.parametrize("policy", ["ignore_unverified", "verified_only", "cross_signed"])
+def test_each_trust_policy_loads(tmp_path: Path, policy: str) -> None:
+    text = GOOD.replace(
+        "[matrix]\n",
+        f'[matrix]\ntrust = "{policy}"\ntrusted_devices = ["@alice:example.org PHONE"]\n',
+    )
+    m = load_config(write(tmp_path, text)).matrix
+    assert m.trust == policy and m.trusted_devices == (("@alice:example.org", "PHONE"),)
+
+
+def test_a_misspelt_trust_policy_names_the_choices(tmp_path: Path) -> None:
+    text = GOOD.replace("[matrix]\n", '[matrix]\ntrust = "crosssigned"\n')
+    with pytest.raises(ConfigError) as e:
+        load_config(write(tmp_path, text))
+    assert e.value.key == "matrix.trust"
+    assert "cross_signed" in e.value.problem and "'crosssigned'" in e.value.problem
