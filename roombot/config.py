@@ -70,7 +70,7 @@ class MatrixConfig:
     password: Secret
     access_token: Secret
     device_name: str = "roombot"
-    trust: TrustPolicy = "ignore_unverified"
+    trust: TrustPolicy = "cross_signed"
     # Devices that get keys under "verified_only" (the only ones) and "cross_signed" (also
     # when not cross-signed), as (user id, device id).
     trusted_devices: tuple[tuple[str, str], ...] = ()
@@ -326,7 +326,7 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
         raise ConfigError(
             m.key("user_id"), f"expected a user id like @bot:example.org, got {user_id!r}"
         )
-    trust = m.choice("trust", "ignore_unverified", TRUST_POLICIES)
+    trust = m.choice("trust", "cross_signed", TRUST_POLICIES)
     trusted = m.strings("trusted_devices", _DEVICE, "'@user:server DEVICEID'")
     matrix = MatrixConfig(
         homeserver=homeserver.rstrip("/"),

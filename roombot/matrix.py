@@ -480,8 +480,13 @@ class MatrixShell:
                     if device.blacklisted:
                         c.unblacklist_device(device)
             return None
-        ask = self.recipients.ask(room.users)
-        if ask.users:
+        # A member whose keys change while the answer is on its way (a sync right after
+        # they joined or signed a device says so) is asked for again before this send:
+        # refusing them on an answer that is no longer theirs would lose them the notice.
+        for _ in range(3):
+            ask = self.recipients.ask(room.users)
+            if not ask.users:
+                break
             try:
                 async with KeysApi(
                     self.config.matrix.homeserver,
@@ -493,7 +498,13 @@ class MatrixShell:
                     answer = await api.query_users(ask.users)
             except CrossSigningApiError as e:
                 return Transient(f"encryption: members' cross-signing keys: {e}", encryption=True)
-            self.recipients.learn(ask, answer)
+            if not self.recipients.learn(ask, answer):
+                break
+        else:
+            return Transient(
+                "encryption: members' keys kept changing while the bot fetched them",
+                encryption=True,
+            )
         for user_id in room.users:
             for device in c.device_store.active_user_devices(user_id):
                 if (user_id, device.id) == (c.user_id, c.device_id):

@@ -72,13 +72,31 @@ class Viewer:
         self._ids: set[str] = set()
         self._started = False
 
-    async def login(self, device_name: str = "viewer") -> None:
+    async def login(self, device_name: str = "viewer", *, cross_sign: bool = True) -> None:
+        """Log in, upload the device's keys and, as current clients do, cross-sign the
+        device (a new identity for a new user), so that a bot with `trust = "cross_signed"`
+        gives it room keys. `cross_sign=False`: a device its owner never signed."""
         resp = await asyncio.wait_for(self.client.login(self.password, device_name), 30)
         if not isinstance(resp, LoginResponse):
             raise RuntimeError(f"viewer login failed: {resp}")
         if self.client.should_upload_keys:
             await asyncio.wait_for(self.client.keys_upload(), 30)
+        if cross_sign:
+            await self.cross_sign()
         await self.sync(0)
+
+    async def cross_sign(self) -> None:
+        """Create this user's cross-signing identity if it has none, and sign this device."""
+        from roombot.crosssign.api import KeysApi
+        from roombot.crosssign.manage import Bootstrapper, Mode
+        from roombot.crosssign.store import KeyStore
+
+        c = self.client
+        async with KeysApi(c.homeserver, self.user_id, c.device_id, c.access_token) as api:
+            store = KeyStore(self.store_dir / "cross-signing")
+            result = await Bootstrapper(api, store, lambda: self.password).run(Mode.ON_DEMAND)
+        if not result.after.ok:
+            raise RuntimeError(f"viewer cross-signing failed: {result.after.problem}")
 
     async def close(self) -> None:
         await self.client.close()

@@ -51,14 +51,19 @@ class Recipients:
         wanted = tuple(sorted({u for u in users if u not in self._verdicts}))
         return Ask(wanted, {u: self._generation.get(u, 0) for u in wanted})
 
-    def learn(self, ask: Ask, answer: Mapping[str, Any]) -> None:
+    def learn(self, ask: Ask, answer: Mapping[str, Any]) -> tuple[str, ...]:
+        """Keep the verdicts of the answer; return the users whose keys changed while it
+        was on its way (asked for again at once: the answer is not theirs any more)."""
         verdicts = cross_signed(answer)
+        stale = []
         for user in ask.users:
             # A user missing from the answer (their server did not answer ours, say) is
             # asked for again at the next send rather than refused until they change.
-            fresh = self._generation.get(user, 0) == ask.generations[user]
-            if fresh and user in verdicts.users:
+            if self._generation.get(user, 0) != ask.generations[user]:
+                stale.append(user)
+            elif user in verdicts.users:
                 self._verdicts[user] = verdicts
+        return tuple(stale)
 
     def decide(self, user_id: str, device_id: str, ed25519: str, curve25519: str) -> str | None:
         """None when the device gets room keys, else why not (a sentence about the device)."""

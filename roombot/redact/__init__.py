@@ -44,6 +44,9 @@ _KNOWN = re.compile(
         f"(?P<{g}>{re.sub(r'[(][?]<[!=][^)]*[)]', '', s.pattern)})" for g, s in _KEYS.items()
     ).replace("(?P<secret>", "(?:")
 )
+_WORD = re.compile(r"[a-z_]+")
+# A key's published prefix and nothing after it ("api_key": "sk-or-v1-"): an empty key.
+_PREFIX_ONLY = re.compile("|".join(f"(?:{s.prefix})" for s in SHAPES if s.prefix))
 # A field named for a credential: its whole value is the secret (see patterns.SECRET_FIELDS).
 _WHOLE_FIELD = Shape("credential_field", "", "", True, "patterns.SECRET_FIELDS")
 
@@ -136,17 +139,28 @@ class Redactor:
             c = self._shapes[order]
             found += [(m.start(), order, m, c) for m in c.regex.finditer(text)]
         if found:
-            # Leftmost first; where two shapes start together, the earlier in the table.
-            found.sort(key=lambda f: (f[0], f[1]))
-            out: list[str] = []
-            end = 0
-            for start, _, m, c in found:
-                if start < end:
-                    continue  # inside a credential already hidden
-                out += [text[end:start], self._replace(m, c)]
-                end = m.end()
-            text = "".join(out) + text[end:]
+            text = self._hide(text, found)
         return self._key_tails(text) if "PRIVATE KEY-----" in text else text
+
+    def _hide(self, text: str, found: list[tuple[int, int, re.Match[str], _Compiled]]) -> str:
+        # Leftmost first; where two shapes start together, the earlier in the table.
+        found.sort(key=lambda f: (f[0], f[1]))
+        out: list[str] = []
+        hidden: dict[str, str] = {}  # secret -> its marker
+        end = 0
+        for start, _, m, c in found:
+            if start < end:
+                continue  # inside a credential already hidden
+            out += [text[end:start], self._replace(m, c, hidden)]
+            end = m.end()
+        text = "".join(out) + text[end:]
+        # The same secret said again where nothing marks it ("the `eC1h...` bit is the
+        # token, base64-encoded"): hidden there too, longest first.
+        for secret in sorted(hidden, key=len, reverse=True):
+            if len(secret) >= 8 and secret in text:
+                self.redacted["repeated"] += text.count(secret)
+                text = text.replace(secret, hidden[secret])
+        return text
 
     def _key_tails(self, text: str) -> str:
         """The body of a private key whose BEGIN line was cut off (a log's excerpt): the
@@ -165,22 +179,23 @@ class Redactor:
             last = m.end()
         return "".join(out) + text[last:]
 
-    def _replace(self, m: re.Match[str], c: _Compiled) -> str:
+    def _replace(self, m: re.Match[str], c: _Compiled, hidden: dict[str, str]) -> str:
         group = next(g for g in c.groups if m.group(g) is not None)
         secret = m.group(group)
         start, end = m.span(group)
         whole = m.group()
         head, tail = whole[: start - m.start()], whole[end - m.start() :]
-        kept = self._kept(secret)
+        kept = "masked" if c.shape.random and _WORD.fullmatch(secret) else self._kept(secret)
         if kept is not None:
             self.kept[kept] += 1
             return whole
         self.redacted[c.shape.name] += 1
-        return head + self._marker(secret, c.shape) + tail
+        hidden[secret] = marker = self._marker(secret, c.shape)
+        return head + marker + tail
 
     def _kept(self, secret: str) -> str | None:
         """Why a matched value stays as it is, or None: masked already, or allowed."""
-        if _PLACEHOLDER.search(secret):
+        if _PLACEHOLDER.search(secret) or _PREFIX_ONLY.fullmatch(secret):
             return "masked"
         masked = sum(len(m) for m in _MASK_LETTERS.findall(secret))
         if masked and 3 * masked >= len(secret):

@@ -32,6 +32,9 @@ class Shape:
     # Letters every match holds, lower-cased: a text with none of them is not searched
     # for the shape (most error text holds none, and `in` is far cheaper than a regex).
     hints: tuple[str, ...] = ()
+    # Its secrets are random tokens: a plain lower-case word in its place ("Bearer
+    # google_adc_marker") is a stand-in, not a token. Never so for passwords.
+    random: bool = False
 
 
 # A key's letters; the lookarounds keep a match from starting or ending inside a word.
@@ -112,7 +115,7 @@ SHAPES: tuple[Shape, ...] = (
     ),
     Shape(
         "slack_webhook",
-        r"hooks\.slack\.com/services/(?P<secret>T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,})",
+        r"hooks\.slack\.com/services/(?P<secret>[A-Za-z0-9]+/[A-Za-z0-9]+/[A-Za-z0-9]{16,})",
         "",
         False,
         "https://api.slack.com/messaging/webhooks",
@@ -208,6 +211,7 @@ SHAPES: tuple[Shape, ...] = (
         True,
         "https://datatracker.ietf.org/doc/html/rfc9110#section-11.6.2",
         ("authorization", "api-key", "x-auth-token", "security-token", "subscription-key"),
+        random=True,
     ),
     Shape(
         "bearer_token",
@@ -216,6 +220,7 @@ SHAPES: tuple[Shape, ...] = (
         True,
         "https://datatracker.ietf.org/doc/html/rfc6750#section-2.1",
         ("bearer",),
+        random=True,
     ),
     Shape(
         "credential_parameter",
@@ -259,12 +264,15 @@ SHAPES: tuple[Shape, ...] = (
     ),
     Shape(
         "url_password",
-        # user:password@ in any URL (a proxy, a database, a git remote).
-        r"://[^\s/:@\"'<>]*:(?P<secret>[^\s/@\"'<>]{1,256})(?=@)",
+        # user:password@ in any URL (a proxy, a database, a git remote), and as clients
+        # print a connection without its scheme ("connecting root:pw@localhost:6379").
+        r"://[^\s/:@\"'<>]*:(?P<secret>[^\s/@\"'<>]{1,256})(?=@)"
+        r"|(?<![A-Za-z0-9_./:@-])[A-Za-z0-9_.-]{1,64}:(?P<secret>[^\s/@:\"'<>]{1,256})"
+        r"(?=@[A-Za-z0-9.-]+:\d{2,5}(?!\d))",
         "",
         False,
         "https://datatracker.ietf.org/doc/html/rfc3986#section-3.2.1",
-        ("://",),
+        ("://", "@"),
     ),
 )
 
@@ -298,7 +306,9 @@ SECRET_FIELDS: frozenset[str] = frozenset(
 # ("sk-proj-****abcd"; "AIzaSyB1...xxxxxxxx" with most of the key shown is hidden).
 PLACEHOLDER = (
     r"\.{3}|\u2026|\[redacted\]|REDACTED|<[^<>]*>|^[$({<]*[A-Z]+(?:_[A-Z0-9]+)+[})>]*[).,]?$"
+    # A word in brackets or stars where the value was: "[secure]", "(protected)", "*REMOVED*".
+    r"|^(?:\[\w+\]|\(\w[\w ]*\)|\{\w+\}|\*\w+\*)$"
 )
-MASK_LETTERS = r"[*\u2022\u00d7#]{3,}|[xX]{3,}"
+MASK_LETTERS = r"[*\u2022\u00d7#]{2,}|[xX]{3,}"
 
 MARKER = "[redacted]"

@@ -39,7 +39,7 @@ def test_good_config_loads(tmp_path: Path) -> None:
     c = load_config(write(tmp_path, GOOD))
     assert c.state_dir == tmp_path / "state"
     assert c.rooms[0].loud and c.rooms[0].mention == ("@alice:example.org",)
-    assert c.matrix.trust == "ignore_unverified"
+    assert c.matrix.trust == "cross_signed"
     assert c.outbox.path == tmp_path / "state" / "outbox.sqlite3"
     assert c.invites.allows("@bob:example.org") and not c.invites.allows("@eve:evil.org")
 
