@@ -10,6 +10,7 @@ device), no join, no sync token kept.
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Any
 from urllib.parse import quote
 
@@ -20,20 +21,24 @@ from roombot.check.local import source_key
 from roombot.config import Config, ConfigError, Secret
 
 CLIENT = "/_matrix/client"
-# A sync that returns only which rooms the bot is invited to (no timeline, no state kept).
-_INVITES_ONLY = json.dumps(
-    {
-        "presence": {"not_types": ["*"]},
+# A sync that returns little beyond which rooms the bot is invited to (no timeline, no state).
+_INVITES_ONLY: dict[str, Any] = {
+    "presence": {"not_types": ["*"]},
+    "account_data": {"not_types": ["*"]},
+    "room": {
+        "timeline": {"limit": 0},
+        "state": {"not_types": ["*"]},
+        "ephemeral": {"not_types": ["*"]},
         "account_data": {"not_types": ["*"]},
-        "room": {
-            "rooms": [],
-            "timeline": {"limit": 0},
-            "state": {"not_types": ["*"]},
-            "ephemeral": {"not_types": ["*"]},
-            "account_data": {"not_types": ["*"]},
-        },
-    }
-)
+    },
+}
+
+
+def _invites_filter() -> str:
+    # Synapse answers a sync identical to one of the last two minutes from a cache
+    # (an invite sent since would be missed); a field of our own, new each time,
+    # makes each request its own. Servers ignore filter fields they do not know.
+    return json.dumps({**_INVITES_ONLY, "dev.roombot.check": secrets.token_hex(8)})
 
 
 class _Homeserver:
@@ -138,7 +143,8 @@ async def _memberships(hs: _Homeserver) -> tuple[set[str], set[str]]:
     ok = status == 200 and isinstance(body, dict)
     joined = set(body.get("joined_rooms", [])) if ok else set()
     status, body = await hs.get(
-        f"{CLIENT}/v3/sync", {"filter": _INVITES_ONLY, "timeout": "0", "set_presence": "offline"}
+        f"{CLIENT}/v3/sync",
+        {"filter": _invites_filter(), "timeout": "0", "set_presence": "offline"},
     )
     rooms = body.get("rooms", {}) if status == 200 and isinstance(body, dict) else {}
     return joined, set(rooms.get("invite", {}))

@@ -26,6 +26,7 @@ def write_config(
     metrics_port: int = 0,
     password: str | None = "a password",
     extra: str = "",
+    name: str = "roombot.toml",
 ) -> Path:
     """A file `run` would start from (with the password in a file beside it, when given)."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -50,7 +51,7 @@ token_env = "ROOMBOT_API_TOKEN"
 rooms = ["*"]
 {extra}
 """
-    path = directory / "roombot.toml"
+    path = directory / name
     path.write_text(text)
     return path
 
