@@ -236,3 +236,31 @@ def test_offline_goes_with_check(tmp_path: Path) -> None:
     from roombot.cli import main
 
     assert main(["run", "-c", str(base(tmp_path)), "--offline"]) == 2
+
+
+def test_tls_files_and_tokens_are_all_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("ROOMBOT_API_TOKEN")
+    path = base(tmp_path)
+    text = path.read_text().replace(
+        "[[api.sources]]", 'tls_cert_file = "cert.pem"\ntls_key_file = "key.pem"\n[[api.sources]]'
+    )
+    path.write_text(text)
+    rc, lines = check(capsys, path, "--offline")
+    assert rc == 2 and keys(lines) == ["api.tls_cert_file", "api.sources[0].token_env"], lines
+    assert "cannot read the certificate file" in lines[0]
+
+
+def test_an_access_token_variable_that_is_not_set(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = base(tmp_path)
+    path.write_text(
+        path.read_text().replace(
+            "request_timeout", 'access_token_env = "ROOMBOT_CHECK_UNSET"\nrequest_timeout'
+        )
+    )
+    rc, lines = check(capsys, path, "--offline")
+    assert rc == 2 and keys(lines) == ["matrix.access_token_env"], lines
+    assert "ROOMBOT_CHECK_UNSET is not set" in lines[0]
