@@ -24,6 +24,7 @@ from roombot.session import credentials_path, read_credentials
 
 _OPEN_TO_OTHERS = stat.S_IRWXG | stat.S_IRWXO
 _WRITABLE = os.W_OK | os.X_OK
+_USABLE_DIR = os.R_OK | os.W_OK | os.X_OK
 
 
 def source_key(secret: Secret) -> str:
@@ -100,7 +101,7 @@ def _mode_and_access(key: str, path: Path, st: os.stat_result) -> Iterator[Findi
     is_dir = stat.S_ISDIR(st.st_mode)
     mode = stat.S_IMODE(st.st_mode)
     wanted = DIR_MODE if is_dir else FILE_MODE
-    if not os.access(path, _WRITABLE if is_dir else os.R_OK | os.W_OK):
+    if not os.access(path, _USABLE_DIR if is_dir else os.R_OK | os.W_OK):
         yield Finding(
             key,
             f"{path} is not writable by uid {os.geteuid()}; give it to the bot's user "
@@ -125,7 +126,10 @@ def state_dir(config: Config) -> list[Finding]:
     for directory, dirs, files in os.walk(root):
         for name in (".", *dirs, *files):
             path = Path(directory) if name == "." else Path(directory) / name
-            st = path.lstat()
+            try:
+                st = path.lstat()
+            except FileNotFoundError:
+                continue  # gone since it was listed (SQLite's -shm of a bot stopping)
             if stat.S_ISDIR(st.st_mode) or stat.S_ISREG(st.st_mode):
                 found += _mode_and_access("state_dir", path, st)
     return found
@@ -146,12 +150,15 @@ def outside_files(config: Config) -> list[Finding]:
     return found
 
 
-def _listen_problem(host: str, port: int) -> str | None:
-    """Why `run` could not listen on host:port and what to do, or None. Binds, closes at once."""
+def _listen_problem(host: str, port: int) -> tuple[str, str] | None:
+    """Why `run` could not listen on host:port, or None: ("host" or "port", what to do).
+
+    Binds a socket and closes it at once.
+    """
     try:
         addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
     except socket.gaierror as e:
-        return f"cannot resolve the host {host!r} ({e.strerror}); fix the host beside it"
+        return "host", f"cannot resolve {host!r} ({e.strerror}); put an address of this machine"
     for family, kind, proto, _, address in addresses:
         with socket.socket(family, kind, proto) as s:
             # As asyncio's servers do, so a port in TIME_WAIT counts as free.
@@ -160,16 +167,18 @@ def _listen_problem(host: str, port: int) -> str | None:
                 s.bind(address)
             except OSError as e:
                 if e.errno == errno.EADDRINUSE:
-                    return (
-                        f"{host}:{port} is in use by another process; stop it or choose "
-                        "another port"
+                    return "port", (
+                        f"{host}:{port} is in use by another process (a running roombot "
+                        "holds its own); stop it or choose another port"
                     )
                 if e.errno == errno.EACCES:
-                    return (
+                    return "port", (
                         f"{host}:{port} needs privileges (a port below 1024); choose a port "
                         "above 1023"
                     )
-                return f"cannot listen on {host}:{port} ({e.strerror}); fix the host beside it"
+                return "host", (
+                    f"cannot listen on {host}:{port} ({e.strerror}); put an address of this machine"
+                )
     return None
 
 
@@ -177,18 +186,18 @@ def ports(config: Config) -> list[Finding]:
     """The report API's and the metrics' ports: free, and not the same one."""
     found: list[Finding] = []
     api, metrics = config.api, config.metrics
-    wanted = [("api.port", api.host, api.port), ("metrics.port", metrics.host, metrics.port)]
+    wanted = [("api", api.host, api.port), ("metrics", metrics.host, metrics.port)]
     if api.port and api.port == metrics.port:
         found.append(
             Finding("metrics.port", f"{metrics.port} is also api.port; give each its own port")
         )
         wanted.pop()
-    for key, host, port in wanted:
+    for section, host, port in wanted:
         if not port:
             continue  # that listener is off
         problem = _listen_problem(host, port)
         if problem is not None:
-            found.append(Finding(key, problem))
+            found.append(Finding(f"{section}.{problem[0]}", problem[1]))
     return found
 
 

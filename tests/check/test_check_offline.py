@@ -264,3 +264,13 @@ def test_an_access_token_variable_that_is_not_set(
     rc, lines = check(capsys, path, "--offline")
     assert rc == 2 and keys(lines) == ["matrix.access_token_env"], lines
     assert "ROOMBOT_CHECK_UNSET is not set" in lines[0]
+
+
+def test_a_host_this_machine_cannot_listen_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = base(tmp_path, metrics_port=free_port())
+    # 192.0.2.1 (TEST-NET-1, RFC 5737) is no address of this machine.
+    path.write_text(path.read_text().replace("[metrics]\n", '[metrics]\nhost = "192.0.2.1"\n'))
+    rc, lines = check(capsys, path, "--offline")
+    assert rc == 2 and keys(lines) == ["metrics.host"], lines
