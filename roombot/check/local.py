@@ -65,13 +65,15 @@ def login(config: Config, session: dict[str, str] | None) -> list[Finding]:
         )
     unreadable = m.password.file is not None and password is None  # said above
     if session is None and not token and not password and not unreadable:
-        empty = "is empty" if m.password.file is not None else "is not set"
+        if m.password.file is not None:
+            missing = "is empty; put the bot's password in it"
+        else:
+            missing = f"is not set; export {m.password.env} or set matrix.password_file"
         found.append(
             Finding(
                 source_key(m.password),
                 f"needed for the first login (no stored session in "
-                f"{credentials_path(config.state_dir)}) but {m.password.describe()} {empty}; "
-                f"export {m.password.env or 'ROOMBOT_PASSWORD'} or set matrix.password_file",
+                f"{credentials_path(config.state_dir)}) but {m.password.describe()} {missing}",
             )
         )
     return found

@@ -23,7 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def check(args: argparse.Namespace) -> int:
+def check_only(args: argparse.Namespace) -> int:
+    """`--check`: every problem on its own line (standard error), exit 2 if any."""
     from roombot.check import check
 
     findings = check(args.config, offline=args.offline)
@@ -40,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from roombot.config import ConfigError, load_config
 
     if args.check:
-        return check(args)
+        return check_only(args)
     if args.offline:
         print("roombot: --offline goes with --check", file=sys.stderr)
         return 2

@@ -274,3 +274,11 @@ def test_a_host_this_machine_cannot_listen_on(
     path.write_text(path.read_text().replace("[metrics]\n", '[metrics]\nhost = "192.0.2.1"\n'))
     rc, lines = check(capsys, path, "--offline")
     assert rc == 2 and keys(lines) == ["metrics.host"], lines
+
+
+def test_an_empty_password_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = base(tmp_path)
+    (tmp_path / "bot" / "password").write_text("\n")
+    rc, lines = check(capsys, path, "--offline")
+    assert rc == 2 and keys(lines) == ["matrix.password_file"], lines
+    assert "is empty; put the bot's password in it" in lines[0]
