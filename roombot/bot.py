@@ -64,6 +64,7 @@ class Bot:
             keep_settled=config.outbox.keep_days * 86400,
             on_sent=self.delivery_seconds.observe,
         )
+        self._rooms_owed: set[str] = set()  # rooms /metrics has seen notices owed in
         Scraped(self._families, self.registry)
         self.shell.on_rooms_changed.append(self.courier.wake)
         # Sources -> journal -> turn rules -> outbox. Always running (the demo and
@@ -103,9 +104,13 @@ class Bot:
             labels=("room",),
         )
         now = time.time()
-        for room, (owed, since) in sorted(self.outbox.owed_by_room().items()):
-            backlog.add_metric([room], owed)
-            oldest.add_metric([room], 0.0 if since is None else max(0.0, now - since))
+        owed = self.outbox.owed_by_room()
+        # A room that drained keeps its series, at 0, rather than vanishing from graphs.
+        self._rooms_owed.update(owed)
+        for room in sorted(self._rooms_owed | {r.room for r in self.config.rooms}):
+            count, since = owed.get(room, (0, now))
+            backlog.add_metric([room], count)
+            oldest.add_metric([room], max(0.0, now - since))
         yield backlog
         yield oldest
         yield counter("roombot_notices_sent_total", "Notices sent by this process", s.sent)

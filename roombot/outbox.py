@@ -356,16 +356,17 @@ class Outbox:
         out["parked"] = held
         return out
 
-    def owed_by_room(self) -> dict[str, tuple[int, float | None]]:
-        """Per room the bot has notices of: how many are owed, and when the oldest was
-        enqueued (None when nothing is owed). Rooms drained of work stay listed (at 0) for
-        as long as their sent rows are kept, so their series do not vanish from /metrics."""
+    def owed_by_room(self) -> dict[str, tuple[int, float]]:
+        """Rooms with notices owed: how many, and when the oldest was enqueued.
+
+        Pending rows only (the notices_pending index): cheap however many sent rows are kept.
+        """
         with self._lock:
             rows = self._db.execute(
-                "SELECT room, SUM(state='pending'), MIN(CASE WHEN state='pending' "
-                "THEN enqueued_at END) FROM notices GROUP BY room"
+                "SELECT room, COUNT(*), MIN(enqueued_at) FROM notices WHERE state='pending' "
+                "GROUP BY room"
             ).fetchall()
-        return {r[0]: (int(r[1]), r[2]) for r in rows}
+        return {r[0]: (r[1], r[2]) for r in rows}
 
     def depth(self) -> int:
         """Notices still owed (pending, parked rooms included)."""

@@ -17,7 +17,10 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from cards.codec import CARD_KEY, read_payload
 from cards.shape import TurnError
+from roombot.bot import Bot
+from roombot.config import load_config
 from roombot.devserver import DevServer, free_port
+from roombot.metrics import render
 from tests.bot.helpers import Post, make_team, running, turn_error
 from tests.bot.test_end_to_end import turn_events
 from tests.prom import value
@@ -161,6 +164,32 @@ async def test_metrics_of_a_running_bot_parse_and_hold_the_histograms(
         "roombot_outbox_oldest_owed_age_seconds",
     ):
         assert name in used, name
+
+
+async def test_a_drained_room_keeps_its_series_at_zero(tmp_path: Path) -> None:
+    # No homeserver is needed: the bot's registry is read without running it.
+    (tmp_path / "c.toml").write_text(
+        'state_dir = "state"\n[matrix]\nhomeserver = "http://127.0.0.1:9"\n'
+        'user_id = "@bot:localhost"\npassword_env = "ROOMBOT_METRICS_UNSET"\n'
+        '[[rooms]]\nroom = "!configured:localhost"\n'
+    )
+    bot = Bot(load_config(tmp_path / "c.toml"))
+    try:
+        bot.outbox.enqueue(Post("!busy:localhost", "k1", turn_error("k1")))
+        await asyncio.sleep(0.01)
+        text = render(bot.registry).decode()
+        assert value(text, "roombot_outbox_room_backlog", room="!busy:localhost") == 1
+        assert value(text, "roombot_outbox_oldest_owed_age_seconds", room="!busy:localhost") > 0
+        assert value(text, "roombot_outbox_room_backlog", room="!configured:localhost") == 0
+        notice = bot.outbox.head("!busy:localhost")
+        assert notice is not None
+        bot.outbox.mark_sent(notice.seq, "$sent")
+        text = render(bot.registry).decode()
+        assert value(text, "roombot_outbox_room_backlog", room="!busy:localhost") == 0
+        assert value(text, "roombot_outbox_oldest_owed_age_seconds", room="!busy:localhost") == 0
+    finally:
+        await bot.shell.close()
+        bot.outbox.close()
 
 
 @pytest.mark.parametrize("name", ["roombot_redactions_total", "roombot_api_refused_total"])
