@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from roombot import env_names
 from roombot.api.settings import ApiSettings, parse_api_settings
 from roombot.configerror import ConfigError as ConfigError  # raised by every section
 from roombot.redact import RedactError, Redactor
@@ -336,7 +337,7 @@ def parse_config(
     matrix = MatrixConfig(
         homeserver=homeserver.rstrip("/"),
         user_id=user_id,
-        password=m.secret("password", base, "ROOMBOT_PASSWORD"),
+        password=m.secret("password", base, env_names.PASSWORD),
         access_token=m.secret("access_token", base, None),
         device_name=m.text("device_name", "roombot") or "roombot",
         trust=next(p for p in TRUST_POLICIES if p == trust),
