@@ -449,12 +449,20 @@ def _report(
     print(f"  roombot run -c {cfg} --check")
     print(f"  roombot run -c {cfg}")
     api = config.api
-    if api.port and plan.tokens:
-        # A shell script's source when there is one: `roombot report` is for scripts.
-        _, path, _ = next((t for t in plan.tokens if t[0] == "scripts"), plan.tokens[-1])
-        url = f"{api.scheme}://{api.host}:{api.port}"
-        room = rooms[0].room_id if rooms else "ROOM_ID"
-        print(
-            f"  roombot report --url {url} --token-file {_shown(path)} --turn try-1 "
-            f"--room '{room}' --harness my-script --message 'a test failure'"
-        )
+    if not api.port:
+        return
+    url = f"{api.scheme}://{api.host}:{api.port}"
+    room = rooms[0].room_id if rooms else "ROOM_ID"
+    print("then give each source its token (docs/report-api.md):")
+    for name, path, _ in plan.tokens:
+        given = f"--url {url} --token-file {_shown(path)}"
+        if name == "acp-proxy":
+            line = f"roombot acp-proxy {given} --config SESSIONS.toml -- AGENT-COMMAND"
+        elif name == "reporters":
+            line = f"roombot reporters enable openclaw {given}"
+        else:
+            line = (
+                f"roombot report {given} --turn try-1 --room '{room}' --harness {name} "
+                "--message 'a test failure'"
+            )
+        print(f"  {name}: {line}")
