@@ -150,7 +150,12 @@ def _make_tokens(names: tuple[str, ...], directory: Path) -> tuple[tuple[str, Pa
     return tuple(made)
 
 
-def _plan_new(args: argparse.Namespace, config_path: Path) -> tuple[_Plan, Any]:
+def _state_dir(args: argparse.Namespace, config_path: Path) -> Path:
+    state_dir = Path(args.state_dir or "roombot-state").expanduser()
+    return state_dir if state_dir.is_absolute() else config_path.parent / state_dir
+
+
+def _plan_new(args: argparse.Namespace, config_path: Path, state_dir: Path) -> tuple[_Plan, Any]:
     from roombot.config import ConfigError, parse_config
     from roombot.initconfig import Answers, SourceToken, fill_example
     from roombot.private_files import private_dir
@@ -164,8 +169,6 @@ def _plan_new(args: argparse.Namespace, config_path: Path) -> tuple[_Plan, Any]:
         ) from e
     base = config_path.parent
     state_text = args.state_dir or "roombot-state"
-    state_dir = Path(state_text).expanduser()
-    state_dir = state_dir if state_dir.is_absolute() else base / state_dir
     private_dir(state_dir)
     names = tuple(args.sources or DEFAULT_SOURCES)
     tokens = _make_tokens(names, state_dir / "api-tokens")
@@ -219,19 +222,29 @@ def _plan_existing(args: argparse.Namespace, config_path: Path) -> tuple[_Plan, 
     return _Plan(config_path, None, tokens), (config, None, None)
 
 
-def _ensure_password(config: Any, *, interactive: bool) -> None:
-    """The first login needs the password: ask for it on a terminal when nowhere else."""
-    password = config.matrix.password
-    if (config.state_dir / "credentials.json").exists() or config.matrix.access_token.get():
-        return
-    if password.get():
-        return
+def _ensure_password(
+    password: Any, user_id: str, state_dir: Path, *, interactive: bool, token: Any = None
+) -> None:
+    """The first login needs the password: ask for it on a terminal when nowhere else.
+
+    Checked before anything is written, so a run that cannot log in leaves nothing behind.
+    """
+    from roombot.config import ConfigError
+
+    try:
+        if (state_dir / "credentials.json").exists() or (token and token.get()):
+            return
+        if password.get():
+            return
+    except ConfigError as e:
+        where = "--password-file" if password.file is not None else e.key
+        raise InitError(f"{where}: {e.problem}") from e
     if not interactive or password.env is None:
         raise InitError(
             f"the first login needs the bot's password: put it in {password.describe()}, "
             "or pass --password-file FILE (never on the command line)"
         )
-    entered = getpass.getpass(f"password of {config.matrix.user_id}: ")
+    entered = getpass.getpass(f"password of {user_id}: ")
     if not entered:
         raise InitError("no password entered")
     # The login code reads the password where the config says; this process's own
@@ -266,7 +279,9 @@ async def list_rooms(homeserver: str, access_token: str, timeout: float) -> tupl
         "presence": {"not_types": ["*"]},
         "account_data": {"not_types": ["*"]},
         "room": {
-            "timeline": {"limit": 0},
+            # Synapse answers a sync identical to one made in the last two minutes from a
+            # cache: a type no event has makes each run's request its own.
+            "timeline": {"limit": 0, "not_types": [f"dev.roombot.init.{secrets.token_hex(8)}"]},
             "ephemeral": {"not_types": ["*"]},
             "account_data": {"not_types": ["*"]},
             "state": {"types": ["m.room.name", "m.room.canonical_alias"]},
@@ -362,7 +377,7 @@ def _write_config(path: Path, text: str, force: bool) -> None:
 async def _init(args: argparse.Namespace) -> int:
     import dataclasses
 
-    from roombot.config import parse_config
+    from roombot.config import Secret, parse_config
     from roombot.initconfig import fill_example
     from roombot.observe import setup_logging
 
@@ -372,13 +387,26 @@ async def _init(args: argparse.Namespace) -> int:
     config_path = Path(args.config).expanduser().absolute()
     if config_path.is_dir():
         raise InitError(f"--config: {config_path} is a directory; name the file to write")
-    config_path.parent.mkdir(parents=True, exist_ok=True)
     write = args.force or not config_path.exists()
-    plan, (config, answers, example) = (
-        _plan_new(args, config_path) if write else _plan_existing(args, config_path)
-    )
-    await _homeserver_answers(config.matrix.homeserver, config.matrix.request_timeout)
-    _ensure_password(config, interactive=sys.stdin.isatty())
+    # Nothing is written before the homeserver answered and the password is known.
+    await _homeserver_answers(args.homeserver.rstrip("/"), 30.0)
+    interactive = sys.stdin.isatty()
+    if write:
+        password = Secret(
+            "matrix.password",
+            env=None if args.password_file else args.password_env,
+            file=Path(args.password_file).expanduser().absolute() if args.password_file else None,
+        )
+        state_dir = _state_dir(args, config_path)
+        _ensure_password(password, args.user, state_dir, interactive=interactive)
+        config_path.parent.mkdir(parents=True, exist_ok=True)
+        plan, (config, answers, example) = _plan_new(args, config_path, state_dir)
+    else:
+        plan, (config, answers, example) = _plan_existing(args, config_path)
+        m = config.matrix
+        _ensure_password(
+            m.password, m.user_id, config.state_dir, interactive=interactive, token=m.access_token
+        )
     device_id, new_device, assessment, rooms = await _log_in(config)
 
     if plan.text is not None:

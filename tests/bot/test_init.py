@@ -133,6 +133,16 @@ async def test_init_from_nothing_to_a_delivered_card_and_again_changes_nothing(
                 async with http.post(f"http://127.0.0.1:{port}/v1/batch", json=body) as r:
                     assert r.status == 202, await r.text()
             seen = await member.wait_for(room_id, 1, sender=bot.user_id, timeout=60)
+        # A room the bot is invited to later: init lists it and says how to add it,
+        # and writes nothing.
+        later = await member.create_room(encrypted=False, invite=(bot.user_id,), name="later")
+        before = snapshot(home)
+        code, third, err = await init(home, *args, env={})
+        assert code == 0, third + err
+        assert f'{later}  "later", invited by {member_user.user_id}  (NOT in the config)' in third
+        assert f'room = "{later}"' in third
+        assert f'{room_id}  "team", joined  (in [[rooms]])' in third
+        assert snapshot(home) == before
         card = read_payload(seen[0].content.get(CARD_KEY))
         assert isinstance(card, TurnError) and card.harness == "codex"
         assert card.message == "You exceeded your current quota"
@@ -149,7 +159,8 @@ async def test_init_refuses_what_it_cannot_do_and_names_the_way_out(
 
     code, _, err = await init(tmp_path, *args, env={"ROOMBOT_PASSWORD": ""})
     assert code == 2 and "--password-file" in err and "ROOMBOT_PASSWORD" in err
-    assert not (tmp_path / "roombot.toml").exists()
+    code, _, err = await init(tmp_path, *args, "--password-file", str(tmp_path / "absent"))
+    assert code == 2 and "--password-file: cannot read" in err
 
     code, _, err = await init(tmp_path, "--homeserver", "matrix.example.org", "--user", bot.user_id)
     assert code == 2 and "--homeserver" in err
@@ -157,6 +168,7 @@ async def test_init_refuses_what_it_cannot_do_and_names_the_way_out(
     dead = f"http://127.0.0.1:{free_port()}"
     code, _, err = await init(tmp_path, "--homeserver", dead, "--user", bot.user_id)
     assert code == 2 and "--homeserver: no answer" in err
+    assert list(tmp_path.iterdir()) == []  # a run that cannot log in leaves nothing behind
 
     wrong = tmp_path / "wrong-password"
     wrong.write_text("not the password\n")
