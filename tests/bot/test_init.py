@@ -183,6 +183,16 @@ async def test_init_refuses_what_it_cannot_do_and_names_the_way_out(
     config = load_config(tmp_path / "roombot.toml")
     assert config.matrix.password.file == right and [s.name for s in config.api.sources] == ["ci"]
     assert "none yet" in out  # the bot is in no room: the output says how to add one
+    token = (tmp_path / "roombot-state" / "api-tokens" / "ci").read_bytes()
+    device = json.loads((tmp_path / "roombot-state" / "credentials.json").read_text())
+
+    # --force writes the config anew; the token and the device stay what they were.
+    (tmp_path / "roombot.toml").write_text("# edited by hand\n")
+    code, out, err = await init(tmp_path, *args, "--source", "ci", "--force")
+    assert code == 0, out + err
+    assert load_config(tmp_path / "roombot.toml").api.sources[0].token == token.decode().strip()
+    assert (tmp_path / "roombot-state" / "api-tokens" / "ci").read_bytes() == token
+    assert f"{device['device_id']} (stored session)" in out and "(kept)" in out
 
     other = synapse.register_user(unique_name("bot"))
     code, _, err = await init(tmp_path, "--homeserver", synapse.url, "--user", other.user_id)
