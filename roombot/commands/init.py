@@ -29,6 +29,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from roombot.initconfig import (
+    Answers,
+    FoundRoom,
+    SourceToken,
+    fill_example,
+    printable,
+    toml_string,
+)
+
 HELP = "write a working config, API tokens and the bot's device, once"
 
 DEFAULT_SOURCES = ("acp-proxy", "reporters", "scripts")
@@ -103,8 +112,15 @@ class _Plan:
     """What this run writes (nothing, when the config exists and --force is not given)."""
 
     config_path: Path
-    text: str | None  # the new config's text without rooms; None: the existing one is kept
+    config: Any  # roombot.config.Config: the one the login uses (without rooms when new)
     tokens: tuple[tuple[str, Path, bool], ...]  # (source, file, made now)
+    # For a new config: what fills the example, and the example's text. None: kept as it is.
+    answers: Answers | None = None
+    example: str | None = None
+
+    @property
+    def writes(self) -> bool:
+        return self.answers is not None
 
 
 def _default_example() -> Path:
@@ -155,9 +171,8 @@ def _state_dir(args: argparse.Namespace, config_path: Path) -> Path:
     return state_dir if state_dir.is_absolute() else config_path.parent / state_dir
 
 
-def _plan_new(args: argparse.Namespace, config_path: Path, state_dir: Path) -> tuple[_Plan, Any]:
+def _plan_new(args: argparse.Namespace, config_path: Path, state_dir: Path) -> _Plan:
     from roombot.config import ConfigError, parse_config
-    from roombot.initconfig import Answers, SourceToken, fill_example
     from roombot.private_files import private_dir
 
     example_path = Path(args.example) if args.example else _default_example()
@@ -191,10 +206,10 @@ def _plan_new(args: argparse.Namespace, config_path: Path, state_dir: Path) -> t
         config = parse_config(tomllib.loads(text), base=base)
     except (ConfigError, tomllib.TOMLDecodeError) as e:
         raise InitError(f"the config made from {example_path} is not valid: {e}") from e
-    return _Plan(config_path, text, tokens), (config, answers, example)
+    return _Plan(config_path, config, tokens, answers, example)
 
 
-def _plan_existing(args: argparse.Namespace, config_path: Path) -> tuple[_Plan, Any]:
+def _plan_existing(args: argparse.Namespace, config_path: Path) -> _Plan:
     from roombot.config import ConfigError, load_config
 
     try:
@@ -219,7 +234,7 @@ def _plan_existing(args: argparse.Namespace, config_path: Path) -> tuple[_Plan, 
         for t in raw
         if isinstance(t, dict) and "token_file" in t
     )
-    return _Plan(config_path, None, tokens), (config, None, None)
+    return _Plan(config_path, config, tokens)
 
 
 def _ensure_password(
@@ -267,12 +282,10 @@ async def _homeserver_answers(url: str, timeout: float) -> None:
         raise InitError(f"--homeserver: {url} is not a Matrix client API (GET /versions)")
 
 
-async def list_rooms(homeserver: str, access_token: str, timeout: float) -> tuple[Any, ...]:
+async def list_rooms(homeserver: str, access_token: str, timeout: float) -> tuple[FoundRoom, ...]:
     """The rooms the bot is in or invited to, from one sync of our own (nio's store untouched,
     no invite answered: that is `roombot run`'s part)."""
     import aiohttp
-
-    from roombot.initconfig import FoundRoom
 
     wanted = ["m.room.name", "m.room.canonical_alias", "m.room.member"]
     filt = {
@@ -331,7 +344,7 @@ async def list_rooms(homeserver: str, access_token: str, timeout: float) -> tupl
     return tuple(found)
 
 
-async def _log_in(config: Any) -> tuple[str, bool, Any, tuple[Any, ...]]:
+async def _log_in(config: Any) -> tuple[str, bool, Any, tuple[FoundRoom, ...]]:
     """(device id, new device?, cross-signing assessment, rooms) through the bot's own code."""
     import aiohttp
 
@@ -378,7 +391,6 @@ async def _init(args: argparse.Namespace) -> int:
     import dataclasses
 
     from roombot.config import Secret, parse_config
-    from roombot.initconfig import fill_example
     from roombot.observe import setup_logging
 
     _check_args(args)
@@ -400,20 +412,25 @@ async def _init(args: argparse.Namespace) -> int:
         state_dir = _state_dir(args, config_path)
         _ensure_password(password, args.user, state_dir, interactive=interactive)
         config_path.parent.mkdir(parents=True, exist_ok=True)
-        plan, (config, answers, example) = _plan_new(args, config_path, state_dir)
+        plan = _plan_new(args, config_path, state_dir)
     else:
-        plan, (config, answers, example) = _plan_existing(args, config_path)
-        m = config.matrix
+        plan = _plan_existing(args, config_path)
+        m = plan.config.matrix
         _ensure_password(
-            m.password, m.user_id, config.state_dir, interactive=interactive, token=m.access_token
+            m.password,
+            m.user_id,
+            plan.config.state_dir,
+            interactive=interactive,
+            token=m.access_token,
         )
+    config = plan.config
     device_id, new_device, assessment, rooms = await _log_in(config)
-
-    if plan.text is not None:
-        text = fill_example(example, dataclasses.replace(answers, rooms=rooms))
+    if plan.writes:
+        assert plan.answers is not None and plan.example is not None
+        text = fill_example(plan.example, dataclasses.replace(plan.answers, rooms=rooms))
         parse_config(tomllib.loads(text), base=config_path.parent)  # a last look before writing
         _write_config(config_path, text, args.force)
-    _report(args, plan, config, device_id, new_device, assessment, rooms)
+    _report(plan, device_id, new_device, assessment, rooms)
     return 0
 
 
@@ -425,21 +442,20 @@ def _shown(path: Path) -> str:
 
 
 def _report(
-    args: argparse.Namespace,
     plan: _Plan,
-    config: Any,
     device_id: str,
     new_device: bool,
     assessment: Any,
-    rooms: tuple[Any, ...],
+    rooms: tuple[FoundRoom, ...],
 ) -> None:
     from roombot.crosssign.keys import Usage, fingerprint
     from roombot.crosssign.store import KeyStore
 
+    config = plan.config
     cfg = _shown(plan.config_path)
     kept = "kept as it is (--force writes it anew)"
     print(f"roombot init: {config.matrix.user_id} on {config.matrix.homeserver}")
-    print(f"  config         {cfg}: {'written' if plan.text is not None else kept}")
+    print(f"  config         {cfg}: {'written' if plan.writes else kept}")
     print(f"  state          {_shown(config.state_dir)}")
     print(f"  device         {device_id} ({'new login' if new_device else 'stored session'})")
     if assessment is not None and assessment.ok:
@@ -454,7 +470,7 @@ def _report(
     for name, path, made in plan.tokens:
         print(f"  API token      {name}: {_shown(path)} ({'made' if made else 'kept'})")
     configured = {r.room for r in config.rooms}
-    if plan.text is not None:
+    if plan.writes:
         configured = {r.room_id for r in rooms}
     print("rooms the bot is in or invited to:")
     if not rooms:
@@ -466,13 +482,13 @@ def _report(
     for room in rooms:
         listed = room.room_id in configured or (room.alias and room.alias in configured)
         mark = "in [[rooms]]" if listed else "NOT in the config"
-        print(f"  {room.room_id}  {room.describe()}  ({mark})")
+        print(f"  {printable(room.room_id)}  {room.describe()}  ({mark})")
         if not listed:
             missing.append(room.room_id)
     if missing:
         print(f"  to post there, add to {cfg}:")
         for room_id in missing:
-            print(f'    [[rooms]]\n    room = "{room_id}"')
+            print(f"    [[rooms]]\n    room = {toml_string(room_id)}")
     print("next:")
     print(f"  roombot run -c {cfg} --check")
     print(f"  roombot run -c {cfg}")
@@ -480,7 +496,7 @@ def _report(
     if not api.port:
         return
     url = f"{api.scheme}://{api.host}:{api.port}"
-    room = rooms[0].room_id if rooms else "ROOM_ID"
+    example_room = printable(rooms[0].room_id) if rooms else "ROOM_ID"
     print("then give each source its token (docs/report-api.md):")
     for name, path, _ in plan.tokens:
         given = f"--url {url} --token-file {_shown(path)}"
@@ -490,7 +506,7 @@ def _report(
             line = f"roombot reporters enable openclaw {given}"
         else:
             line = (
-                f"roombot report {given} --turn try-1 --room '{room}' --harness {name} "
+                f"roombot report {given} --turn try-1 --room '{example_room}' --harness {name} "
                 "--message 'a test failure'"
             )
         print(f"  {name}: {line}")
