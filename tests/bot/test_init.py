@@ -7,6 +7,7 @@ import asyncio
 import hashlib
 import json
 import os
+import pty
 import re
 import stat
 import sys
@@ -47,6 +48,36 @@ async def init(cwd: Path, *args: str, env: dict[str, str] | None = None) -> tupl
     out, err = await asyncio.wait_for(proc.communicate(), 120)
     assert proc.returncode is not None
     return proc.returncode, out.decode(), err.decode()
+
+
+async def init_on_a_terminal(cwd: Path, *args: str, typed: str) -> tuple[int, str, str]:
+    """`roombot init ...` with a terminal (a pty) on stdin: `typed` is entered at the prompt."""
+    master, slave = pty.openpty()
+    env = {k: v for k, v in os.environ.items() if k != "ROOMBOT_PASSWORD"}
+    try:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "roombot",
+            "init",
+            *args,
+            cwd=cwd,
+            env={**env, "PYTHONPATH": str(ROOT)},
+            stdin=slave,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+            start_new_session=True,
+        )
+        assert proc.stderr is not None
+        # Typed only once asked: the prompt flushes what was typed before it.
+        prompt = await asyncio.wait_for(proc.stderr.readuntil(b": "), 60)
+        os.write(master, typed.encode() + b"\n")
+        out, err = await asyncio.wait_for(proc.communicate(), 120)
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert proc.returncode is not None
+    return proc.returncode, out.decode(), prompt.decode() + err.decode()
 
 
 def snapshot(directory: Path) -> dict[str, tuple[str, int]]:
@@ -151,7 +182,7 @@ async def test_init_from_nothing_to_a_delivered_card_and_again_changes_nothing(
         await member.close()
 
 
-async def test_init_refuses_what_it_cannot_do_and_names_the_way_out(
+async def test_init_refusals_name_the_way_out_a_terminal_is_asked_and_force_keeps_secrets(
     synapse: DevServer, tmp_path: Path
 ) -> None:
     bot = synapse.register_user(unique_name("bot"))
@@ -193,6 +224,19 @@ async def test_init_refuses_what_it_cannot_do_and_names_the_way_out(
     assert load_config(tmp_path / "roombot.toml").api.sources[0].token == token.decode().strip()
     assert (tmp_path / "roombot-state" / "api-tokens" / "ci").read_bytes() == token
     assert f"{device['device_id']} (stored session)" in out and "(kept)" in out
+
+    # No password anywhere, but a terminal: init asks, and the password reaches no file.
+    prompted = synapse.register_user(unique_name("bot"))
+    home = tmp_path / "prompted"
+    home.mkdir()
+    code, out, err = await init_on_a_terminal(
+        home, "--homeserver", synapse.url, "--user", prompted.user_id, typed=prompted.password
+    )
+    assert code == 0 and f"password of {prompted.user_id}: " in err, out + err
+    assert "new login" in out and "cross-signing  ok" in out
+    assert all(
+        prompted.password.encode() not in f.read_bytes() for f in home.rglob("*") if f.is_file()
+    )
 
     other = synapse.register_user(unique_name("bot"))
     code, _, err = await init(tmp_path, "--homeserver", synapse.url, "--user", other.user_id)
