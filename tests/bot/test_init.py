@@ -80,12 +80,13 @@ async def init_on_a_terminal(cwd: Path, *args: str, typed: str) -> tuple[int, st
     return proc.returncode, out.decode(), prompt.decode() + err.decode()
 
 
-def snapshot(directory: Path) -> dict[str, tuple[str, int]]:
-    """Every file under `directory`: its content's hash and its mode."""
+def snapshot(directory: Path) -> dict[str, tuple[str, int, int]]:
+    """Every file under `directory`: its content's hash, its mode and when it was written."""
     return {
         str(p.relative_to(directory)): (
             hashlib.sha256(p.read_bytes()).hexdigest(),
             stat.S_IMODE(p.stat().st_mode),
+            p.stat().st_mtime_ns,
         )
         for p in sorted(directory.rglob("*"))
         if p.is_file()
@@ -145,7 +146,7 @@ async def test_init_from_nothing_to_a_delivered_card_and_again_changes_nothing(
         before = snapshot(home)
         code, again, err = await init(home, *args, env={})  # no password: the session is kept
         assert code == 0, again + err
-        assert snapshot(home) == before  # every file byte for byte, modes too
+        assert snapshot(home) == before  # every file byte for byte, not even rewritten
         assert f"{creds['device_id']} (stored session)" in again
         assert "kept as it is" in again and "(made)" not in again
 
