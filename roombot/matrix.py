@@ -56,6 +56,7 @@ from roombot.outbox import (
     Transient,
 )
 from roombot.private_files import private_dir, replace_private, settle, tighten
+from roombot.session import credentials_path, read_credentials
 
 log = logging.getLogger("roombot.matrix")
 
@@ -84,7 +85,7 @@ class MatrixShell:
         m = config.matrix
         self.state_dir = config.state_dir
         self.store_dir = self.state_dir / "crypto"
-        self.creds_path = self.state_dir / "credentials.json"
+        self.creds_path = credentials_path(self.state_dir)
         private_dir(self.state_dir)
         private_dir(self.store_dir)
         for f in (self.creds_path, *self.store_dir.iterdir()):
@@ -171,9 +172,8 @@ class MatrixShell:
         return await asyncio.wait_for(aw, timeout or self.config.matrix.request_timeout + 5)
 
     def _load_creds(self) -> dict[str, str] | None:
-        try:
-            data = json.loads(self.creds_path.read_text())
-        except (OSError, ValueError):
+        data = read_credentials(self.creds_path)
+        if data is None:
             return None
         if data.get("user_id") != self.config.matrix.user_id:
             log.warning(
@@ -181,7 +181,7 @@ class MatrixShell:
                 extra={"stored": data.get("user_id")},
             )
             return None
-        return data if isinstance(data, dict) else None
+        return data
 
     def _save_creds(self) -> None:
         data = {

@@ -37,6 +37,7 @@ from roombot.initconfig import (
     printable,
     toml_string,
 )
+from roombot.session import credentials_path
 
 HELP = "write a working config, API tokens and the bot's device, once"
 
@@ -247,7 +248,7 @@ def _ensure_password(
     from roombot.config import ConfigError
 
     try:
-        if (state_dir / "credentials.json").exists() or (token and token.get()):
+        if credentials_path(state_dir).exists() or (token and token.get()):
             return
         if password.get():
             return
@@ -352,7 +353,7 @@ async def _log_in(config: Any) -> tuple[str, bool, Any, tuple[FoundRoom, ...]]:
     from roombot.matrix import MatrixShell, StartupError
     from roombot.outbox import Outbox
 
-    new_device = not (config.state_dir / "credentials.json").exists()
+    new_device = not credentials_path(config.state_dir).exists()
     outbox = Outbox(config.outbox.path)  # the one `roombot run` opens at its first start
     shell = MatrixShell(config, outbox)
     try:

@@ -156,6 +156,12 @@ async def test_init_from_nothing_to_a_delivered_card_and_again_changes_nothing(
             "port = 9464", f"port = {metrics}"
         )
         config_path.write_text(text)
+        check = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "roombot", "run", "-c", str(config_path), "--check",
+            cwd=ROOT, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        )  # fmt: skip
+        checked = (await asyncio.wait_for(check.communicate(), 120))[0].decode()
+        assert check.returncode == 0, checked  # what init wrote is what `run` needs
         config = load_config(config_path)
         async with running(config) as running_bot:
             assert running_bot.shell.client.device_id == creds["device_id"]
