@@ -125,10 +125,7 @@ class MatrixShell:
         delay = 0.5
         while True:
             try:
-                await self._login()
-                settle(self.store_dir)  # nio opened (or made) its store at login
-                if self.client.should_upload_keys:
-                    await self._call(self.client.keys_upload())
+                await self.log_in()
                 break
             except _NETWORK as e:
                 log.warning(
@@ -138,11 +135,22 @@ class MatrixShell:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 30)
         if self.cross_signing:
-            await self._cross_sign()
+            await self.cross_sign()
         await self._initial_sync()
         await self._join_configured()
 
-    async def _cross_sign(self) -> None:
+    async def log_in(self) -> None:
+        """One login (stored session, access token or password) and the device's keys uploaded.
+
+        Raises a network error as it comes (`start` waits and tries again; `roombot init`
+        reports it), StartupError or ConfigError when the login itself is refused.
+        """
+        await self._login()
+        settle(self.store_dir)  # nio opened (or made) its store at login
+        if self.client.should_upload_keys:
+            await self._call(self.client.keys_upload())
+
+    async def cross_sign(self) -> None:
         """Since spec v1.18 (MSC4153) clients hide devices that are not cross-signed.
 
         Bootstraps the identity the first time, checks it on every later start;
