@@ -190,7 +190,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bmust (?:have|be) (?:less|fewer) than [\d,]+ (?:input )?tokens\b",
             r"\bavailable context (?:size|window)\b",
             r"\bcontext (?:the )?overflows\b",
-            r"\blarger context (?:length|window|size)\b",
+            r"\b(?:larger|bigger) context (?:length|window|size)\b",
             r"\btokens?\b[^.\n]{0,30}?\bexceeds? (?:the )?(?:model'?s? )?(?:maximum|max|limit|"
             r"context|allowed)\b",
             r"\bexceeds? (?:the )?(?:maximum )?token limit\b",
@@ -438,8 +438,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\boutput limit\b",
             r"\b(?:max|maximum)[ _-](?:\w+ )?(?:turns?|iterations?|steps|tool calls|actions)"
             r"(?:\b[^.\n]{0,20}?\b|_)(?:reached|exceeded|hit)\b",
-            r"\b(?:reached|hit|exceeded) (?:the )?max(?:imum)? (?:number of )?(?:\w+ )?(?:turns|"
-            r"iterations?|steps)\b",
+            r"\b(?:reached|hit|exceeded) (?:the )?max(?:imum)? (?:number of )?(?:\w+ ){0,2}"
+            r"(?:turns|iterations?|steps)\b",
             r"\bmax_turn_requests\b",
             r"\berror_max_turns\b",
             r"\b(?:max|maximum) (?:iterations|steps|turns)\b",
@@ -670,7 +670,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bexited with\b",
             r"\bcommand not found\b",
             r"\bsh: (?:line )?\d+: [^:\n]+: not found\b",  # dash's own words for it
-            r"\bspawn\b[^\n]{0,80}?\bE[A-Z]{3,}\b",
+            r"\bspawn\b[^\n]{0,80}?\b(?:E[A-Z]{3,}|UNKNOWN)\b",  # libuv's codes, as node says them
             r"\bserver exited\b",
             r"\bEPIPE\b",
             r"\bbroken pipe\b",
@@ -717,6 +717,7 @@ CAUSES: tuple[Rule, ...] = (
         "text/connection-error",
         message=any_of(
             r"\bECONNREFUSED\b",
+            r"\b(?:could not|cannot|can't|couldn't) be reached\b",
             r"\b(?:error|failure)\b[^.\n]{0,30}?\b(?:at|in) (?:the )?transport layer\b",
             r"\bconnection refused\b",
             r"\bECONNRESET\b",
@@ -797,7 +798,7 @@ WEAK: tuple[Rule, ...] = (
             r"\bunsupported (?:parameter|value|content|type|media|format|feature)s?\b",
             r"\bunknown (?:parameter|field|argument|variant|name)s?\b",
             r"\bunrecognized (?:request )?(?:argument|parameter|field)s?\b",
-            r"\bis not supported\b",
+            r"\bis(?: not|n't|n\u2019t) supported\b",
             r"\bnot supported (?:by|for|with|in)\b",
             r"\bmust be (?:a|an|one of|less|greater|at least|at most|non-empty|provided)\b",
             r"\bmust be (?:strictly )?(?:positive|negative|between|in (?:the )?range)\b",
