@@ -9,8 +9,10 @@ no packet. The JS reporters (reporters/common/sender.js) keep the same rule.
 
 from __future__ import annotations
 
+import argparse
 import ipaddress
 import logging
+import os
 import ssl
 import urllib.parse
 from pathlib import Path
@@ -26,6 +28,26 @@ _NOT_YET_VALID = 9
 _NAME_MISMATCH = frozenset({62, 64})
 # What OpenSSL says when the answer to a ClientHello is not TLS (a plain HTTP server).
 _NOT_TLS = frozenset({"WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "HTTP_REQUEST"})
+
+
+# The CA file every client reads when it is given none (PEM, one or more CAs).
+CA_FILE_ENV = "ROOMBOT_CA_FILE"
+
+
+def add_arguments(parser: argparse.ArgumentParser, url: str = "the URL") -> None:
+    """`--ca-file` and `--insecure`, as every command that sends to the report API has them."""
+    parser.add_argument(
+        "--ca-file",
+        type=Path,
+        default=os.environ.get(CA_FILE_ENV),
+        help=f"PEM file of the CA(s) to trust for an https:// {url} "
+        f"(default: ${CA_FILE_ENV}, else the system's)",
+    )
+    parser.add_argument(
+        "--insecure",
+        action="store_true",
+        help=f"allow a plain http:// {url} to a host other than loopback (token in the clear)",
+    )
 
 
 class CannotSend(ValueError):

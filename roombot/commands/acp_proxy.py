@@ -26,7 +26,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from roombot import env_names
+from roombot import env_names, report_tls
 from roombot.acp.relay import Relay
 from roombot.acp.rooms import RoomConfigError, RoomRules, rules_from_toml
 from roombot.acp.settings import ObserverSettings, to_json
@@ -62,18 +62,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         help=f"file holding the report API token (default: ${env_names.API_TOKEN})",
     )
-    parser.add_argument(
-        "--ca-file",
-        type=Path,
-        default=os.environ.get("ROOMBOT_CA_FILE"),
-        help="PEM file of the CA(s) to trust for an https:// --url "
-        "(default: $ROOMBOT_CA_FILE, else the system's)",
-    )
-    parser.add_argument(
-        "--insecure",
-        action="store_true",
-        help="allow a plain http:// --url to a host other than loopback (token in the clear)",
-    )
+    report_tls.add_arguments(parser, "--url")
     parser.add_argument(
         "--spool",
         type=Path,
@@ -163,12 +152,11 @@ def run(args: argparse.Namespace) -> int:
                     return _fail(f"--token-file: {args.token_file} is empty")
             except OSError as exc:
                 return _fail(f"--token-file: cannot read {args.token_file}: {exc}")
-        from roombot.report_tls import CannotSend, check_url, client_context
-
         try:  # refused before the harness starts, and before any packet leaves
-            if check_url(args.url, insecure=args.insecure, warn=False).scheme == "https":
-                client_context(args.ca_file)
-        except CannotSend as exc:
+            url = report_tls.check_url(args.url, insecure=args.insecure, warn=False)
+            if url.scheme == "https":
+                report_tls.client_context(args.ca_file)
+        except report_tls.CannotSend as exc:
             return _fail(f"--url: {exc}")
         spool = args.spool or _default_spool()
         try:  # the spool must work before the harness starts: it is where events wait

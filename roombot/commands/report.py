@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from roombot import env_names
+from roombot import env_names, report_tls
 
 HELP = "send an event, a batch or a one-shot failure report to the bot's report API"
 
@@ -36,17 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", help="a JSON event, or JSON Lines of events (- = stdin)")
     parser.add_argument("--url", default=os.environ.get("ROOMBOT_URL"), help="$ROOMBOT_URL")
     parser.add_argument("--token-file", type=Path, help=f"default: ${env_names.API_TOKEN}")
-    parser.add_argument(
-        "--ca-file",
-        default=os.environ.get("ROOMBOT_CA_FILE"),
-        help="PEM file of the CA(s) to trust for https:// (default: $ROOMBOT_CA_FILE, "
-        "else the system's)",
-    )
-    parser.add_argument(
-        "--insecure",
-        action="store_true",
-        help="allow plain http:// to a host other than loopback (token sent in the clear)",
-    )
+    report_tls.add_arguments(parser, "--url")
     one = parser.add_argument_group("a one-shot failure report (instead of a file)")
     one.add_argument("--turn", help="the run's id")
     one.add_argument("--room", help="the room id the card goes to")
