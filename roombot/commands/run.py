@@ -18,13 +18,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from roombot.config import ConfigError, load_config
+    from roombot.logs import HeldLogs
 
+    # What is logged while the configuration loads waits for its log format.
+    held = HeldLogs.start()
     try:
         config = load_config(args.config)
     except ConfigError as e:
+        held.release()
         print(f"roombot: configuration error in {args.config}: {e}", file=sys.stderr)
         return 2
     if args.check:
+        held.release()
         print(f"{args.config}: valid")
         return 0
 
@@ -37,6 +42,7 @@ def run(args: argparse.Namespace) -> int:
     # One redactor for the logs and the events, so /metrics counts both.
     redactor = config.redact.build()
     setup_logging(config.log.level, config.log.format, redactor)
+    held.release()
     # From here on standard error is the log: every line in the configured format.
     log = logging.getLogger("roombot")
 
