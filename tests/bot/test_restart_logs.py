@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 import sqlite3
@@ -20,11 +21,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from roombot.config import load_config
 from roombot.devserver import DevServer
 from roombot.outbox import Outbox
 from roombot.viewer import Viewer
-from tests.bot.helpers import Post, turn_error, write_config
+from tests.bot.helpers import Post, make_team, running, turn_error, wait_sent, write_config
 from tests.conftest import unique_name
 
 REPO = Path(__file__).resolve().parents[2]
@@ -161,3 +164,26 @@ async def test_restart_logs_only_what_changed(synapse: DevServer, tmp_path: Path
         assert nio == [], (name, nio)
     # The first run did send in the encrypted room (when nio's warning comes).
     assert sum(r["msg"] == "notice sent" and r["room"] == secret for r in first) == 1
+
+
+async def test_a_sync_position_the_homeserver_refuses_is_dropped_once(
+    synapse: DevServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    team = await make_team(synapse, tmp_path, encrypted=False)
+    try:
+        async with running(team.config()):
+            pass
+        # As after the homeserver's database was reset: a position it never gave out.
+        (db,) = (team.config().state_dir / "crypto").glob("*.db")
+        with sqlite3.connect(db) as c:
+            assert c.execute("update synctokens set token = 'not-a-position'").rowcount == 1
+        caplog.set_level(logging.INFO, "roombot.matrix")
+        async with running(team.config()) as bot:
+            bot.outbox.enqueue(Post(team.room_id, "after-reset", turn_error("after-reset")))
+            await wait_sent(bot, 1)
+        refused = [r for r in caplog.records if "refused the stored sync position" in r.msg]
+        assert len(refused) == 1, caplog.text  # once, then a sync from nothing went through
+        (seen,) = await team.member.wait_for(team.room_id, 1, sender=team.bot.user_id)
+        assert seen.content["msgtype"] == "m.notice"
+    finally:
+        await team.member.close()
