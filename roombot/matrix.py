@@ -401,6 +401,8 @@ class MatrixShell:
                     "invite declined: inviter is not in invites.users or invites.servers",
                     extra={"room_id": room_id, "inviter": inviter},
                 )
+                # Its leave comes back in a later sync: no news then, it was never in.
+                self.left[room_id] = "the bot declined the invite"
                 with contextlib.suppress(*_NETWORK):
                     await self._call(self.client.room_leave(room_id))
 

@@ -187,3 +187,35 @@ async def test_a_sync_position_the_homeserver_refuses_is_dropped_once(
         assert seen.content["msgtype"] == "m.notice"
     finally:
         await team.member.close()
+
+
+async def test_a_declined_invite_is_one_line(
+    synapse: DevServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    team = await make_team(synapse, tmp_path, encrypted=False)
+    stranger_user = synapse.register_user(unique_name("stranger"))
+    stranger = Viewer(synapse.url, stranger_user.user_id, stranger_user.password, tmp_path / "s")
+    caplog.set_level(logging.INFO, "roombot.matrix")
+    try:
+        await stranger.login()
+        async with running(team.config()) as bot:
+            other = await stranger.create_room(encrypted=False, invite=(team.bot.user_id,))
+
+            def declined() -> bool:
+                state = synapse.request(
+                    "GET",
+                    f"/_matrix/client/v3/rooms/{other}/state/m.room.member/{team.bot.user_id}",
+                    token=stranger_user.access_token,
+                )
+                return bool(state["membership"] == "leave")
+
+            await wait_until(declined, 30, "the invite declined")
+            # Two syncs after it: the bot has seen its own leave come back.
+            for _ in range(2):
+                synced = bot.shell.last_sync
+                await wait_until(lambda s=synced: bot.shell.last_sync > s, 30, "a sync")
+        lines = [r.msg for r in caplog.records if getattr(r, "room_id", None) == other]
+        assert lines == ["invite declined: inviter is not in invites.users or invites.servers"]
+    finally:
+        await stranger.close()
+        await team.member.close()
