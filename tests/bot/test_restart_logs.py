@@ -21,10 +21,11 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 
 from roombot.config import load_config
-from roombot.devserver import DevServer
+from roombot.devserver import DevServer, free_port
 from roombot.outbox import Outbox
 from roombot.viewer import Viewer
 from tests.bot.helpers import Post, make_team, running, turn_error, wait_sent, write_config
@@ -111,6 +112,18 @@ async def one_run(
             ignore_unverified_devices=True,
         )
         key = member.client.olm.outbound_group_sessions[encrypted_room].id
+        # An operator's look at health and metrics, and a source with a wrong token.
+        cfg = load_config(config_path)
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"http://127.0.0.1:{cfg.metrics.port}/healthz") as r:
+                assert r.status == 200
+            async with http.get(f"http://127.0.0.1:{cfg.metrics.port}/metrics") as r:
+                assert r.status == 200
+            bad = {"Authorization": "Bearer " + "x" * 32}
+            async with http.post(
+                f"http://127.0.0.1:{cfg.api.port}/v1/batch", json={"events": []}, headers=bad
+            ) as r:
+                assert r.status == 401
         state_dir = config_path.parent / "state"
         await wait_until(lambda: key in room_keys_held(state_dir), 60, "the member's room key")
         proc.send_signal(signal.SIGTERM)
@@ -132,7 +145,15 @@ async def test_restart_logs_only_what_changed(synapse: DevServer, tmp_path: Path
         secret = await member.create_room(encrypted=True, invite=(bot.user_id,))
         plain = await member.create_room(encrypted=False, invite=(bot.user_id,))
         rooms = [secret, plain]
-        path = write_config(tmp_path / "bot", synapse, bot, rooms)
+        # The report API and the metrics endpoint on too: their lines are JSON as well.
+        api_port, metrics_port = free_port(), free_port()
+        (tmp_path / "hub.token").write_text("t" * 32 + "\n")
+        extra = (
+            f'[api]\nport = {api_port}\n\n[[api.sources]]\nname = "hub"\n'
+            f'token_file = "{tmp_path / "hub.token"}"\nrooms = ["*"]\n\n'
+            f"[metrics]\nport = {metrics_port}\n"
+        )
+        path = write_config(tmp_path / "bot", synapse, bot, rooms, extra=extra)
         path.write_text(path.read_text().replace('format = "text"', 'format = "json"'))
         outbox = Outbox(load_config(path).outbox.path)
         try:
