@@ -183,8 +183,8 @@ def write(path: Path, text: str) -> None:
     path.write_text(text.rstrip("\n") + "\n" + kept, encoding="utf-8")
 
 
-# Versions the lab does not run, and why (facts from ../shared/HARNESS-FACTS.md, measured
-# when the pins were chosen, not re-run by every lab run).
+# Versions the lab does not run, and why (measured when the pins were chosen, not re-run
+# by every lab run).
 NOT_USED = [
     "## Versions not used",
     "",

@@ -11,14 +11,26 @@ import asyncio
 import contextlib
 import logging
 import signal
+import time
+from collections.abc import Iterator
 from typing import Any
 
 from aiohttp import web
+from prometheus_client import Histogram
+from prometheus_client.core import Metric
 
 from roombot.api.server import serve_api
 from roombot.config import Config
 from roombot.matrix import MatrixShell
-from roombot.observe import Metric, make_observe_app, redactor_metrics, serve
+from roombot.metrics import (
+    DELIVERY_BUCKETS,
+    Scraped,
+    bot_registry,
+    counter,
+    gauge,
+    redactor_families,
+)
+from roombot.observe import make_observe_app, serve
 from roombot.outbox import Courier, Outbox
 from roombot.pipeline import Pipeline
 from roombot.private_files import private_dir
@@ -35,6 +47,14 @@ class Bot:
         private_dir(config.state_dir)  # 0700 before anything is written in it
         self.outbox = Outbox(config.outbox.path)
         self.shell = MatrixShell(config, self.outbox)
+        # One registry per bot (not the library's global one): bots in one process count apart.
+        self.registry = bot_registry()
+        self.delivery_seconds = Histogram(
+            "roombot_notice_delivery_seconds",
+            "Time from a decision to the homeserver's answer to its notice (retries included)",
+            registry=self.registry,
+            buckets=DELIVERY_BUCKETS,
+        )
         self.courier = Courier(
             self.outbox,
             self.shell.deliver,
@@ -42,7 +62,10 @@ class Bot:
             backoff_max=config.outbox.backoff_max,
             poll_interval=config.outbox.poll_interval,
             keep_settled=config.outbox.keep_days * 86400,
+            on_sent=self.delivery_seconds.observe,
         )
+        self._rooms_owed: set[str] = set()  # rooms /metrics has seen notices owed in
+        Scraped(self._families, self.registry)
         self.shell.on_rooms_changed.append(self.courier.wake)
         # Sources -> journal -> turn rules -> outbox. Always running (the demo and
         # tests feed it directly); the report API in front of it only when configured.
@@ -61,61 +84,60 @@ class Bot:
     def stop(self) -> None:
         self._stop.set()
 
-    def metrics(self) -> list[Metric]:
+    def _families(self) -> Iterator[Metric]:
+        """What the outbox, the courier, the sync loop and the redactor say now."""
         counts = self.outbox.counts()
         s = self.courier.stats
-        age = self.shell.last_sync
-        return [
-            Metric("roombot_outbox_depth", "gauge", "Notices not yet sent", counts["pending"]),
-            Metric(
-                "roombot_outbox_parked",
-                "gauge",
-                "Notices held in parked rooms (the bot cannot post there)",
-                counts["parked"],
-            ),
-            Metric(
-                "roombot_outbox_failed",
-                "gauge",
-                "Notices the server refused for good",
-                counts["failed"],
-            ),
-            Metric("roombot_notices_sent_total", "counter", "Notices sent by this process", s.sent),
-            Metric(
-                "roombot_send_retries_total",
-                "counter",
-                "Failed sends that will be retried",
-                s.retries,
-            ),
-            Metric(
-                "roombot_rate_limit_waits_total",
-                "counter",
-                "M_LIMIT_EXCEEDED answers honoured",
-                s.rate_limit_waits,
-            ),
-            Metric(
-                "roombot_rate_limit_wait_seconds_total",
-                "counter",
-                "Seconds of retry_after_ms waited",
-                s.rate_limit_seconds,
-            ),
-            Metric(
-                "roombot_encryption_failures_total",
-                "counter",
-                "Sends that failed to encrypt (untrusted devices, missing sessions)",
-                s.encryption_failures,
-            ),
-            Metric(
-                "roombot_last_sync_timestamp_seconds",
-                "gauge",
-                "Wall clock of the last good sync",
-                age,
-            ),
-            *redactor_metrics(self.redactor),
-        ]
+        yield gauge("roombot_outbox_depth", "Notices not yet sent", counts["pending"])
+        yield gauge(
+            "roombot_outbox_parked",
+            "Notices held in parked rooms (the bot cannot post there)",
+            counts["parked"],
+        )
+        yield gauge(
+            "roombot_outbox_failed", "Notices the server refused for good", counts["failed"]
+        )
+        backlog = gauge("roombot_outbox_room_backlog", "Notices owed, per room", labels=("room",))
+        oldest = gauge(
+            "roombot_outbox_oldest_owed_age_seconds",
+            "Age of the oldest notice owed, per room (0 when none is owed)",
+            labels=("room",),
+        )
+        now = time.time()
+        owed = self.outbox.owed_by_room()
+        # A room that drained keeps its series, at 0, rather than vanishing from graphs.
+        self._rooms_owed.update(owed)
+        for room in sorted(self._rooms_owed | {r.room for r in self.config.rooms}):
+            count, since = owed.get(room, (0, now))
+            backlog.add_metric([room], count)
+            oldest.add_metric([room], max(0.0, now - since))
+        yield backlog
+        yield oldest
+        yield counter("roombot_notices_sent_total", "Notices sent by this process", s.sent)
+        yield counter("roombot_send_retries_total", "Failed sends that will be retried", s.retries)
+        yield counter(
+            "roombot_rate_limit_waits_total",
+            "M_LIMIT_EXCEEDED answers honoured",
+            s.rate_limit_waits,
+        )
+        yield counter(
+            "roombot_rate_limit_wait_seconds_total",
+            "Seconds of retry_after_ms waited",
+            s.rate_limit_seconds,
+        )
+        yield counter(
+            "roombot_encryption_failures_total",
+            "Sends that failed to encrypt (untrusted devices, missing sessions)",
+            s.encryption_failures,
+        )
+        yield gauge(
+            "roombot_last_sync_timestamp_seconds",
+            "Wall clock of the last good sync",
+            self.shell.last_sync,
+        )
+        yield from redactor_families(self.redactor)
 
     def health(self) -> tuple[bool, dict[str, Any]]:
-        import time
-
         age = time.time() - self.shell.last_sync if self.shell.last_sync else None
         limit = self.config.matrix.sync_timeout_ms / 1000 + 60
         ok = self.started.is_set() and age is not None and age < limit
@@ -132,14 +154,16 @@ class Bot:
                 loop.add_signal_handler(sig, self.stop)
         m = self.config.metrics
         if m.port:
-            app = make_observe_app(self.metrics, self.health)
+            app = make_observe_app(self.registry, self.health)
             self._runners.append(await serve(app, m.host, m.port))
             log.info("metrics and health listening", extra={"host": m.host, "port": m.port})
         await self.pipeline.start()
         if self.config.api.port:
             api = self.config.api
             self._runners.append(
-                await serve_api(api, self.pipeline, reload_on_sighup=handle_signals)
+                await serve_api(
+                    api, self.pipeline, reload_on_sighup=handle_signals, registry=self.registry
+                )
             )
             log.info(
                 "report API listening",

@@ -18,6 +18,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "render": ("roombot.commands.render", "print a card or event content in one of its forms"),
     "classify": ("roombot.commands.classify", "normalise one raw error (or answer text)"),
     "replay": ("roombot.commands.replay", "run events (JSON Lines) through the turn rules"),
+    "init": ("roombot.commands.init", "write a working config, API tokens and the bot's device"),
     "run": ("roombot.commands.run", "run the bot: join the team rooms and deliver every card"),
     "demo": ("roombot.commands.demo", "throwaway Synapse, encrypted room, cards read back"),
     "acp-proxy": ("roombot.commands.acp_proxy", "relay an ACP agent's stdio and report its turns"),

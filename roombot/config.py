@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from roombot import env_names
 from roombot.api.settings import ApiSettings, parse_api_settings
 from roombot.configerror import ConfigError as ConfigError  # raised by every section
 from roombot.redact import RedactError, Redactor
@@ -298,8 +299,11 @@ def _turn_rules(t: _Table) -> TurnRules:
         raise ConfigError(t.key(name), str(e).partition(":")[2].strip()) from e
 
 
-def load_config(path: str | Path) -> Config:
-    """Read and validate the TOML file at `path`; raises ConfigError naming the key."""
+def load_config(path: str | Path, *, problems: list[ConfigError] | None = None) -> Config:
+    """Read and validate the TOML file at `path`; raises ConfigError naming the key.
+
+    `problems`: see parse_api_settings (what `roombot run --check` collects).
+    """
     path = Path(path)
     try:
         text = path.read_text()
@@ -309,10 +313,12 @@ def load_config(path: str | Path) -> Config:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise ConfigError("(syntax)", f"{path} is not valid TOML: {e}") from e
-    return parse_config(data, base=path.parent.resolve())
+    return parse_config(data, base=path.parent.resolve(), problems=problems)
 
 
-def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
+def parse_config(
+    data: Mapping[str, Any], *, base: Path, problems: list[ConfigError] | None = None
+) -> Config:
     """Validate an already-parsed TOML document; relative paths are taken from `base`."""
     top = _Table(dict(data), "")
     state_dir = top.path_("state_dir", base, base / "roombot-state")
@@ -331,7 +337,7 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
     matrix = MatrixConfig(
         homeserver=homeserver.rstrip("/"),
         user_id=user_id,
-        password=m.secret("password", base, "ROOMBOT_PASSWORD"),
+        password=m.secret("password", base, env_names.PASSWORD),
         access_token=m.secret("access_token", base, None),
         device_name=m.text("device_name", "roombot") or "roombot",
         trust=next(p for p in TRUST_POLICIES if p == trust),
@@ -388,7 +394,9 @@ def parse_config(data: Mapping[str, Any], *, base: Path) -> Config:
     mt.finish()
 
     api_raw = top.raw("api")
-    api = parse_api_settings({} if api_raw is None else api_raw, base=base, state_dir=state_dir)
+    api = parse_api_settings(
+        {} if api_raw is None else api_raw, base=base, state_dir=state_dir, problems=problems
+    )
 
     lg = top.table("log")
     log = LogConfig(

@@ -6,7 +6,7 @@ checks one decoded JSON object and returns a frozen value, or raises
 typed values travel. The JSON Schema of the same format is
 `roombot/schemas/event.v1.json`; the tests hold the two to the same verdicts.
 
-Decisions where DESIGN.md is silent (docs/turns.md repeats them):
+Decisions where docs/design.md is silent (docs/turns.md repeats them):
 - Unknown fields are ignored at every level (a newer source may add some).
 - `at` is a finite number >= 0 (seconds since the epoch); integers are fine.
 - `turn`, `event_id`, `room`, `harness`, `node`, `source` are non-empty strings.
@@ -71,7 +71,7 @@ class StopReason(StrEnum):
     CANCELLED = "cancelled"
 
 
-# The raw error forms of DESIGN.md (each key names a form). Others pass through.
+# The raw error forms of docs/design.md (each key names a form). Others pass through.
 ERROR_FORMS: tuple[str, ...] = ("status", "acp", "ironflow", "exit", "text")
 
 RawError: TypeAlias = Mapping[str, Any]

@@ -57,6 +57,7 @@ from roombot.outbox import (
     Transient,
 )
 from roombot.private_files import private_dir, replace_private, settle, tighten
+from roombot.session import credentials_path, read_credentials
 
 log = logging.getLogger("roombot.matrix")
 
@@ -92,7 +93,7 @@ class MatrixShell:
         m = config.matrix
         self.state_dir = config.state_dir
         self.store_dir = self.state_dir / "crypto"
-        self.creds_path = self.state_dir / "credentials.json"
+        self.creds_path = credentials_path(self.state_dir)
         private_dir(self.state_dir)
         private_dir(self.store_dir)
         for f in (self.creds_path, *self.store_dir.iterdir()):
@@ -135,10 +136,7 @@ class MatrixShell:
         delay = 0.5
         while True:
             try:
-                await self._login()
-                settle(self.store_dir)  # nio opened (or made) its store at login
-                if self.client.should_upload_keys:
-                    await self._call(self.client.keys_upload())
+                await self.log_in()
                 break
             except _NETWORK as e:
                 log.warning(
@@ -148,11 +146,22 @@ class MatrixShell:
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 30)
         if self.cross_signing:
-            await self._cross_sign()
+            await self.cross_sign()
         await self._initial_sync()
         await self._join_configured()
 
-    async def _cross_sign(self) -> None:
+    async def log_in(self) -> None:
+        """One login (stored session, access token or password) and the device's keys uploaded.
+
+        Raises a network error as it comes (`start` waits and tries again; `roombot init`
+        reports it), StartupError or ConfigError when the login itself is refused.
+        """
+        await self._login()
+        settle(self.store_dir)  # nio opened (or made) its store at login
+        if self.client.should_upload_keys:
+            await self._call(self.client.keys_upload())
+
+    async def cross_sign(self) -> None:
         """Since spec v1.18 (MSC4153) clients hide devices that are not cross-signed.
 
         Bootstraps the identity the first time, checks it on every later start;
@@ -174,9 +183,8 @@ class MatrixShell:
         return await asyncio.wait_for(aw, timeout or self.config.matrix.request_timeout + 5)
 
     def _load_creds(self) -> dict[str, str] | None:
-        try:
-            data = json.loads(self.creds_path.read_text())
-        except (OSError, ValueError):
+        data = read_credentials(self.creds_path)
+        if data is None:
             return None
         if data.get("user_id") != self.config.matrix.user_id:
             log.warning(
@@ -184,7 +192,7 @@ class MatrixShell:
                 extra={"stored": data.get("user_id")},
             )
             return None
-        return data if isinstance(data, dict) else None
+        return data
 
     def _save_creds(self) -> None:
         data = {

@@ -1,5 +1,7 @@
 """Observability: structured logs, and `/healthz` + Prometheus `/metrics` over HTTP.
 
+What `/metrics` holds is the bot's registry (roombot.metrics).
+
 Logs are one JSON object per line by default (`log.format = "json"`): time,
 level, logger, message, and every `extra=` field the code passes. The HTTP
 endpoint listens on a local port (`[metrics] port`, 0 = off).
@@ -12,12 +14,13 @@ import logging
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
+from prometheus_client import CollectorRegistry
 
 from roombot.logs import quiet_expected, route_uncaught
+from roombot.metrics import CONTENT_TYPE, render
 from roombot.redact import Redactor
 
 _STANDARD = set(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
@@ -93,65 +96,20 @@ def setup_logging(level: str = "info", fmt: str = "json", redactor: Redactor | N
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
 
 
-@dataclass(frozen=True, slots=True)
-class Metric:
-    name: str
-    kind: str  # "counter" or "gauge"
-    help: str
-    value: float
-    labels: tuple[tuple[str, str], ...] = ()  # one series of a family; label values are ours
-
-
-def prometheus_text(metrics: list[Metric]) -> str:
-    lines: list[str] = []
-    named = ""
-    for m in metrics:
-        if m.name != named:  # a family's series follow one another: one HELP and TYPE
-            lines.append(f"# HELP {m.name} {m.help}")
-            lines.append(f"# TYPE {m.name} {m.kind}")
-            named = m.name
-        value = int(m.value) if float(m.value).is_integer() else m.value
-        labels = ",".join(f'{k}="{v}"' for k, v in m.labels)
-        lines.append(f"{m.name}{{{labels}}} {value}" if labels else f"{m.name} {value}")
-    return "\n".join(lines) + "\n"
-
-
-def redactor_metrics(redactor: Redactor) -> list[Metric]:
-    """What the redactor did since start: values hidden by shape, values kept by reason."""
-    out = [
-        Metric(
-            "roombot_redactions_total",
-            "counter",
-            "Credentials hidden from provider and harness text, by shape",
-            n,
-            (("shape", shape),),
-        )
-        for shape, n in sorted(redactor.redacted.items())
-    ]
-    out += [
-        Metric(
-            "roombot_redactions_kept_total",
-            "counter",
-            "Credential-shaped values left as they were (already masked, or allowed)",
-            n,
-            (("reason", reason),),
-        )
-        for reason, n in sorted(redactor.kept.items())
-    ]
-    return out
+def metrics_response(registry: CollectorRegistry) -> web.Response:
+    """`/metrics`, on the metrics port and on the report API's: one registry, one renderer."""
+    return web.Response(body=render(registry), headers={"Content-Type": CONTENT_TYPE})
 
 
 def make_observe_app(
-    metrics: Callable[[], list[Metric]], health: Callable[[], tuple[bool, dict[str, Any]]]
+    registry: CollectorRegistry, health: Callable[[], tuple[bool, dict[str, Any]]]
 ) -> web.Application:
     async def healthz(_: web.Request) -> web.Response:
         ok, detail = health()
         return web.json_response({"ok": ok, **detail}, status=200 if ok else 503)
 
     async def metrics_handler(_: web.Request) -> web.Response:
-        return web.Response(
-            text=prometheus_text(metrics()), content_type="text/plain", charset="utf-8"
-        )
+        return metrics_response(registry)
 
     app = web.Application()
     app.router.add_get("/healthz", healthz)

@@ -119,6 +119,7 @@ class Notice:
     # retry sends the same content instead of uploading again.
     attachment: dict[str, Any] | None = None
     last_error: str | None = None
+    enqueued_at: float = 0.0  # wall clock of the decision (when the outbox took it)
 
 
 _SCHEMA = """
@@ -149,7 +150,7 @@ CREATE TABLE IF NOT EXISTS parked (
 
 _COLUMNS = (
     "seq, key, room, turn, action, error, txn_id, state, tries, next_try, event_id, "
-    "attachment, last_error"
+    "attachment, last_error, enqueued_at"
 )
 
 
@@ -168,6 +169,7 @@ def _row(r: tuple[Any, ...]) -> Notice:
         event_id=r[10],
         attachment=json.loads(r[11]) if r[11] else None,
         last_error=r[12],
+        enqueued_at=r[13],
     )
 
 
@@ -354,6 +356,18 @@ class Outbox:
         out["parked"] = held
         return out
 
+    def owed_by_room(self) -> dict[str, tuple[int, float]]:
+        """Rooms with notices owed: how many, and when the oldest was enqueued.
+
+        Pending rows only (the notices_pending index): cheap however many sent rows are kept.
+        """
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT room, COUNT(*), MIN(enqueued_at) FROM notices WHERE state='pending' "
+                "GROUP BY room"
+            ).fetchall()
+        return {r[0]: (r[1], r[2]) for r in rows}
+
     def depth(self) -> int:
         """Notices still owed (pending, parked rooms included)."""
         return self.counts()[State.PENDING]
@@ -432,6 +446,7 @@ class Courier:
         grace: float = 10.0,
         keep_settled: float = 7 * 86400.0,
         rng: random.Random | None = None,
+        on_sent: Callable[[float], None] | None = None,
     ) -> None:
         self.outbox = outbox
         self.deliver = deliver
@@ -440,6 +455,8 @@ class Courier:
         self.poll_interval = poll_interval
         self.grace = grace  # how long a send in flight may finish after stop
         self.keep_settled = keep_settled  # seconds sent/refused rows are kept
+        # Told, for each notice sent, the seconds from its decision to the homeserver's answer.
+        self.on_sent = on_sent
         self._last_prune = 0.0
         self.rng = rng or random.Random()
         self.stats = CourierStats()
@@ -534,6 +551,9 @@ class Courier:
             case Sent(event_id):
                 self.outbox.mark_sent(notice.seq, event_id)
                 self.stats.sent += 1
+                if self.on_sent is not None:
+                    # Wall clock on both ends: the decision may be from before a restart.
+                    self.on_sent(max(0.0, time.time() - notice.enqueued_at))
                 log.info(
                     "notice sent",
                     extra={**fields, "event_id": event_id, "tries": notice.tries + 1},

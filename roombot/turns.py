@@ -7,7 +7,7 @@ plain values (`Post`, `Retract`). The same events with the same clock give
 the same decisions, whenever `tick` happens to be called, so the pipeline can
 rebuild the machine after a restart by replaying its journal.
 
-The four rules (DESIGN.md):
+The four rules (docs/design.md):
 1. One card per failed turn, led by the model asked for: the card's provider
    and model are those of `turn.started`; `attempts` has one entry per try
    that failed, in order.

@@ -1,4 +1,4 @@
-"""Event format v1 (DESIGN.md) as the ACP source emits it: shapes and ids.
+"""Event format v1 (docs/design.md) as the ACP source emits it: shapes and ids.
 
 Ids are derived from the turn id and the event's role in the turn, so the same
 traffic always yields the same ids and the bot's journal drops a re-sent event

@@ -31,8 +31,11 @@ def _sink(config: dict[str, Any]) -> Sink:
         return JsonLinesSink(spec["events"])
     from roombot.acp.report import ReportSink  # only when events go to the bot
 
-    with open(spec["token_file"], encoding="utf-8") as f:  # never on a command line
-        token = f.read().strip()
+    if spec.get("token_file"):
+        with open(spec["token_file"], encoding="utf-8") as f:  # never on a command line
+            token = f.read().strip()
+    else:  # the proxy checked it is set
+        token = os.environ[spec["token_env"]].strip()
     sink = ReportSink(
         spec["url"],
         token,

@@ -7,12 +7,14 @@ them and tests/api/test_openapi.py holds the three to the same list.
 from __future__ import annotations
 
 from aiohttp import web
+from prometheus_client import CollectorRegistry
 
 from roombot.api import handlers, keys, middlewares
 from roombot.api.access import RateLimits, Tokens
 from roombot.api.metrics import ApiMetrics
 from roombot.api.settings import ApiSettings
 from roombot.api.sink import Sink
+from roombot.metrics import bot_registry
 
 ROUTES: tuple[tuple[str, str, handlers.Handler], ...] = (
     ("POST", "/v1/events", handlers.post_event),
@@ -24,7 +26,10 @@ ROUTES: tuple[tuple[str, str, handlers.Handler], ...] = (
 )
 
 
-def make_app(settings: ApiSettings, sink: Sink) -> web.Application:
+def make_app(
+    settings: ApiSettings, sink: Sink, registry: CollectorRegistry | None = None
+) -> web.Application:
+    """The API app; its /metrics renders `registry` (the bot's, so both ports say the same)."""
     # client_max_size stops a body sent without a length (chunked) at the limit too.
     app = web.Application(
         client_max_size=settings.max_body,
@@ -34,7 +39,7 @@ def make_app(settings: ApiSettings, sink: Sink) -> web.Application:
     app[keys.SINK] = sink
     app[keys.TOKENS] = Tokens(settings.sources)
     app[keys.LIMITS] = RateLimits(settings.sources)
-    app[keys.METRICS] = ApiMetrics()
+    app[keys.METRICS] = ApiMetrics(bot_registry() if registry is None else registry, sink)
     for method, path, handler in ROUTES:
         app.router.add_route(method, path, handler)
     return app

@@ -14,6 +14,7 @@ from roombot.api.middlewares import Handler, refuse
 from roombot.api.rooms import RoomRefused, check_rooms
 from roombot.api.validation import BodyError, parse_batch, parse_one, parse_report
 from roombot.events import Event
+from roombot.observe import metrics_response
 from roombot.pipeline import Ack, TurnStatus, Unavailable
 
 __all__ = ["Handler", "get_turn", "healthz", "metrics", "post_batch", "post_event", "post_report"]
@@ -33,22 +34,18 @@ async def _take(request: web.Request, events: Sequence[Event], prefix: str) -> w
     except RoomRefused as e:
         raise refuse(403, e.message, field=e.field) from None
     app[keys.LIMITS].charge(source, len(events) - 1, time.monotonic())  # 1 paid at the door
-    started = time.perf_counter()
     try:
         acks = await sink.accept(events)
     except Unavailable as e:
         raise refuse(503, f"{e}; nothing was taken, retry") from None
-    metrics = app[keys.METRICS]
-    metrics.ack_seconds_sum += time.perf_counter() - started
-    metrics.ack_count += 1
     return web.json_response(_ack_body(acks, source.name, request), status=202)
 
 
 def _ack_body(acks: list[Ack], source: str, request: web.Request) -> dict[str, Any]:
     duplicates = sum(a.duplicate for a in acks)
     metrics = request.app[keys.METRICS]
-    metrics.events[source] += len(acks) - duplicates
-    metrics.duplicates[source] += duplicates
+    metrics.events.labels(source).inc(len(acks) - duplicates)
+    metrics.duplicates.labels(source).inc(duplicates)
     return {
         "accepted": len(acks) - duplicates,
         "duplicates": duplicates,
@@ -132,10 +129,4 @@ async def healthz(request: web.Request) -> web.Response:
 
 
 async def metrics(request: web.Request) -> web.Response:
-    sink = request.app[keys.SINK]
-    gauges = {
-        "roombot_api_backlog": ("Posts waiting for the next journal commit", float(sink.backlog)),
-        "roombot_api_up": ("1 while the pipeline runs", 1.0 if sink.started else 0.0),
-    }
-    text = request.app[keys.METRICS].render(gauges)
-    return web.Response(text=text, content_type="text/plain", charset="utf-8")
+    return metrics_response(request.app[keys.METRICS].registry)

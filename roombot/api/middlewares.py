@@ -82,32 +82,35 @@ def _route_name(request: web.Request) -> str:
 
 def _count_refusal(request: web.Request, status: int) -> None:
     source = request.get(keys.SOURCE)
-    request.app[keys.METRICS].refused[
-        (source.name if source else "-", _REASONS.get(status, "?"))
-    ] += 1
+    request.app[keys.METRICS].refused.labels(
+        source.name if source else "-", _REASONS.get(status, "?")
+    ).inc()
 
 
 @web.middleware
 async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
     metrics = request.app[keys.METRICS]
+    started = time.perf_counter()
     try:
         response = await handler(request)
     except web.HTTPException as exc:
         if exc.content_type != "application/json" and exc.status >= 400:
             # aiohttp's own refusals: no route, wrong method, body over client_max_size
             exc = _as_json(request, exc)
-        metrics.responses[(_route_name(request), exc.status)] += 1
+        metrics.responses.labels(_route_name(request), exc.status).inc()
         if exc.status >= 400:
             _count_refusal(request, exc.status)
         raise exc from None
     except Exception:
         log.exception("report API handler failed", extra={"path": request.path})
-        metrics.responses[(_route_name(request), 500)] += 1
+        metrics.responses.labels(_route_name(request), 500).inc()
         return web.json_response(
             {"error": "internal", "message": "the bot failed on this request; nothing was taken"},
             status=500,
         )
-    metrics.responses[(_route_name(request), response.status)] += 1
+    metrics.responses.labels(_route_name(request), response.status).inc()
+    if response.status == 202:  # from the request's arrival: reading, checks, journal commit
+        metrics.ack_seconds.observe(time.perf_counter() - started)
     return response
 
 

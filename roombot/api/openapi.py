@@ -147,7 +147,7 @@ def build() -> dict[str, Any]:
         },
         "/metrics": {
             "get": {
-                "summary": "Prometheus metrics of the report API",
+                "summary": "The bot's Prometheus metrics (the same registry as the metrics port)",
                 "security": [],
                 "responses": {
                     "200": {

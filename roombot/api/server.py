@@ -11,6 +11,7 @@ import asyncio
 import signal
 
 from aiohttp import web
+from prometheus_client import CollectorRegistry
 
 from roombot.api.app import make_app
 from roombot.api.settings import ApiSettings
@@ -19,10 +20,14 @@ from roombot.api.tls import ServerCert
 
 
 async def serve_api(
-    settings: ApiSettings, sink: Sink, *, reload_on_sighup: bool = True
+    settings: ApiSettings,
+    sink: Sink,
+    *,
+    reload_on_sighup: bool = True,
+    registry: CollectorRegistry | None = None,
 ) -> web.AppRunner:
     """Listen on settings.host:port; `runner.cleanup()` stops it (and the SIGHUP handler)."""
-    app = make_app(settings, sink)
+    app = make_app(settings, sink, registry)
     cert = None
     if settings.tls_cert_file is not None and settings.tls_key_file is not None:
         cert = ServerCert(settings.tls_cert_file, settings.tls_key_file)

@@ -129,8 +129,15 @@ def _read_token(t: Mapping[str, Any], where: str, base: Path) -> str:
     return token
 
 
-def parse_api_settings(data: object, *, base: Path, state_dir: Path) -> ApiSettings:
-    """Validate the `[api]` table; relative paths are taken from `base`."""
+def parse_api_settings(
+    data: object, *, base: Path, state_dir: Path, problems: list[ConfigError] | None = None
+) -> ApiSettings:
+    """Validate the `[api]` table; relative paths are taken from `base`.
+
+    With `problems`, what the environment and the files hold (each token, the TLS
+    pair) is appended there instead of raised, and the rest is still read: so
+    `roombot run --check` reports every one of them, not the first.
+    """
     if not isinstance(data, Mapping):
         raise ConfigError("api", f"expected a table, got {_kind(data)}")
     _check_keys(
@@ -151,7 +158,13 @@ def parse_api_settings(data: object, *, base: Path, state_dir: Path) -> ApiSetti
     if isinstance(max_body, bool) or not isinstance(max_body, int) or max_body < 1024:
         raise ConfigError("api.max_body", f"expected an integer >= 1024 (bytes), got {max_body!r}")
 
-    cert, key = _tls_files(data, base)
+    try:
+        cert, key = _tls_files(data, base)
+    except ConfigError as e:
+        if problems is None:
+            raise
+        problems.append(e)
+        cert = key = None
 
     raw_sources = data.get("sources", [])
     if not isinstance(raw_sources, list):
@@ -180,8 +193,14 @@ def parse_api_settings(data: object, *, base: Path, state_dir: Path) -> ApiSetti
                     f"{where}.rooms[{j}]",
                     f'expected a room id like !abc:example.org or "*", got {room!r}',
                 )
-        token = _read_token(item, where, base)
-        if any(s.token == token for s in sources):
+        try:
+            token = _read_token(item, where, base)
+        except ConfigError as e:
+            if problems is None:
+                raise
+            problems.append(e)
+            token = ""  # reported above; never served (the check does not start the API)
+        if token and any(s.token == token for s in sources):
             raise ConfigError(f"{where}.token_env", "two sources share one token")
         sources.append(
             SourceSettings(

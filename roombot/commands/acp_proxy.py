@@ -2,13 +2,15 @@
 
     roombot acp-proxy [--room ROOM | --config FILE] [--harness NAME]
                       [--provider P] [--model M]
-                      (--events FILE | --url URL --token-file F [--ca-file PEM]
+                      (--events FILE | --url URL [--token-file F] [--ca-file PEM]
                        [--insecure] [--spool DB])
                       -- CMD [ARGS...]
 
 Every byte between the ACP client (our stdin/stdout) and CMD passes through
 unchanged; CMD's stderr goes to ours. The exit status is CMD's (128+N when
 a signal N ended it; 127 when it cannot be started; 2 for bad options).
+The report API token comes from --token-file, else from $ROOMBOT_API_TOKEN (as
+for `roombot report`; CMD inherits the environment, that variable included).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from roombot import env_names
 from roombot.acp.relay import Relay
 from roombot.acp.rooms import RoomConfigError, RoomRules, rules_from_toml
 from roombot.acp.settings import ObserverSettings, to_json
@@ -54,7 +57,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out = parser.add_mutually_exclusive_group(required=True)
     out.add_argument("--events", type=Path, help="append events as JSON Lines to this file")
     out.add_argument("--url", help="the report API base URL (events go to URL/v1/batch)")
-    parser.add_argument("--token-file", type=Path, help="file holding the report API token")
+    parser.add_argument(
+        "--token-file",
+        type=Path,
+        help=f"file holding the report API token (default: ${env_names.API_TOKEN})",
+    )
     parser.add_argument(
         "--ca-file",
         type=Path,
@@ -97,6 +104,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _warn(message: str) -> None:
+    print(f"roombot acp-proxy: warning: {message}", file=sys.stderr)
+
+
 def _fail(message: str) -> int:
     print(f"roombot acp-proxy: {message}", file=sys.stderr)
     return 2
@@ -129,6 +140,7 @@ def run(args: argparse.Namespace) -> int:
     except RoomConfigError as exc:
         return _fail(str(exc))
     sink: dict[str, Any]
+    observer_env = dict(os.environ)
     if args.events is not None:
         try:  # fail now, with a clear word, rather than lose events later
             with open(args.events, "a", encoding="utf-8"):
@@ -138,12 +150,19 @@ def run(args: argparse.Namespace) -> int:
         sink = {"events": str(args.events)}
     else:
         if args.token_file is None:
-            return _fail("--url needs --token-file (the report API token)")
-        try:
-            if not args.token_file.read_text(encoding="utf-8").strip():
-                return _fail(f"--token-file: {args.token_file} is empty")
-        except OSError as exc:
-            return _fail(f"--token-file: cannot read {args.token_file}: {exc}")
+            token = env_names.read_secret(env_names.API_TOKEN, os.environ, _warn)
+            if token is None:
+                return _fail(
+                    f"--url needs the report API token: --token-file F or ${env_names.API_TOKEN}"
+                )
+            # the observer reads it under its one name, whichever name it was found under
+            observer_env[env_names.API_TOKEN] = token
+        else:
+            try:
+                if not args.token_file.read_text(encoding="utf-8").strip():
+                    return _fail(f"--token-file: {args.token_file} is empty")
+            except OSError as exc:
+                return _fail(f"--token-file: cannot read {args.token_file}: {exc}")
         from roombot.report_tls import CannotSend, check_url, client_context
 
         try:  # refused before the harness starts, and before any packet leaves
@@ -158,7 +177,8 @@ def run(args: argparse.Namespace) -> int:
             return _fail(f"--spool: cannot use {spool}: {exc}")
         sink = {
             "url": args.url,
-            "token_file": str(args.token_file),
+            "token_file": None if args.token_file is None else str(args.token_file),
+            "token_env": env_names.API_TOKEN,
             "spool": str(spool),
             "ca_file": None if args.ca_file is None else str(args.ca_file),
             "insecure": bool(args.insecure),
@@ -177,6 +197,7 @@ def run(args: argparse.Namespace) -> int:
         [sys.executable, "-m", "roombot.acp.observe_main", json.dumps(config)],
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
+        env=observer_env,
     )
     relay = Relay(cmd, observer, queue_limit=args.observe_buffer)
     status = relay.run()

@@ -7,13 +7,15 @@
     roombot report --turn run-42 --room '!abc:example.org' --harness ironflow \\
         --provider anthropic --model claude-sonnet-4 --message "529 overloaded"
 
-The token comes from $ROOMBOT_TOKEN, or --token-file; the URL from --url or
-$ROOMBOT_URL; the CA to trust from --ca-file or $ROOMBOT_CA_FILE (default: the
-system's). An https:// URL is always verified; plain http:// goes to loopback
-only, unless --insecure (which warns). The bot's answer is printed as JSON on
-stdout. Exit status: 0 taken (or a duplicate), 1 refused (the bot's error on
-stderr), 2 bad usage or input (a refused URL included: nothing was sent), 3 the
-bot could not be reached or its certificate was refused.
+The token comes from --token-file or $ROOMBOT_API_TOKEN (the name the example
+config's token_env uses; $ROOMBOT_TOKEN, its old name, is still read in this
+release, with a warning); the URL from --url or $ROOMBOT_URL; the CA to trust
+from --ca-file or $ROOMBOT_CA_FILE (default: the system's). An https:// URL is
+always verified; plain http:// goes to loopback only, unless --insecure (which
+warns). The bot's answer is printed as JSON on stdout. Exit status: 0 taken (or
+a duplicate), 1 refused (the bot's error on stderr), 2 bad usage or input (a
+refused URL included: nothing was sent), 3 the bot could not be reached or its
+certificate was refused.
 """
 
 from __future__ import annotations
@@ -25,13 +27,15 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from roombot import env_names
+
 HELP = "send an event, a batch or a one-shot failure report to the bot's report API"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("file", nargs="?", help="a JSON event, or JSON Lines of events (- = stdin)")
     parser.add_argument("--url", default=os.environ.get("ROOMBOT_URL"), help="$ROOMBOT_URL")
-    parser.add_argument("--token-file", type=Path, help="default: $ROOMBOT_TOKEN")
+    parser.add_argument("--token-file", type=Path, help=f"default: ${env_names.API_TOKEN}")
     parser.add_argument(
         "--ca-file",
         default=os.environ.get("ROOMBOT_CA_FILE"),
@@ -60,6 +64,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _usage(message: str) -> int:
     print(f"roombot report: {message}", file=sys.stderr)
     return 2
+
+
+def _warn(message: str) -> None:
+    print(f"roombot report: warning: {message}", file=sys.stderr)
 
 
 def _events(text: str) -> list[dict[str, Any]]:
@@ -109,9 +117,9 @@ def run(args: argparse.Namespace) -> int:
         except OSError as e:
             return _usage(f"cannot read --token-file: {e}")
     else:
-        token = os.environ.get("ROOMBOT_TOKEN", "").strip()
+        token = env_names.read_secret(env_names.API_TOKEN, os.environ, _warn) or ""
     if not token:
-        return _usage("no token: set $ROOMBOT_TOKEN or --token-file")
+        return _usage(f"no token: set ${env_names.API_TOKEN} or --token-file")
     try:
         client = ReportClient(
             args.url, token, ca_file=args.ca_file, insecure=args.insecure, tries=args.tries

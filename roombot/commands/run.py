@@ -12,14 +12,40 @@ HELP = "run the bot: join the team rooms and deliver every card"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-c", "--config", required=True, help="the TOML configuration file")
     parser.add_argument(
-        "--check", action="store_true", help="validate the configuration and exit (0 when valid)"
+        "--check",
+        action="store_true",
+        help="check what `run` needs without starting or changing anything: the file, its "
+        "secrets, the state directory, the ports, the homeserver and the rooms; prints every "
+        "problem on a line naming its key, exits 2 if any, 0 when valid",
     )
+    parser.add_argument(
+        "--offline", action="store_true", help="with --check: do not ask the homeserver"
+    )
+
+
+def check_only(args: argparse.Namespace) -> int:
+    """`--check`: every problem on its own line (standard error), exit 2 if any."""
+    from roombot.check import check
+
+    findings = check(args.config, offline=args.offline)
+    for f in findings:
+        print(f"roombot: {args.config}: {f.line()}", file=sys.stderr)
+    if findings:
+        print(f"roombot: {args.config}: {len(findings)} problem(s)", file=sys.stderr)
+        return 2
+    print(f"{args.config}: valid" + (" (offline: the homeserver was not asked)" * args.offline))
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
     from roombot.config import ConfigError, load_config
     from roombot.logs import HeldLogs
 
+    if args.check:
+        return check_only(args)
+    if args.offline:
+        print("roombot: --offline goes with --check", file=sys.stderr)
+        return 2
     # What is logged while the configuration loads waits for its log format.
     held = HeldLogs.start()
     try:
@@ -28,10 +54,6 @@ def run(args: argparse.Namespace) -> int:
         held.release()
         print(f"roombot: configuration error in {args.config}: {e}", file=sys.stderr)
         return 2
-    if args.check:
-        held.release()
-        print(f"{args.config}: valid")
-        return 0
 
     import logging
 

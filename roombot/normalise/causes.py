@@ -94,6 +94,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\binappropriate content\b",
             r"\bcontent exists risk\b",
             r"\bsafety classifier\b",
+            r"\bsensitive content (?:was )?(?:detected|found|blocked)\b",
             r"\bmatched public code\b",
             "\u654f\u611f\u5185\u5bb9",  # "sensitive content"
             "\u4e0d\u5408\u89c4",  # "non-compliant (content)"
@@ -176,7 +177,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bcontext[ _-]?overflow",
             r"\bcontext_window_exceeded\b",
             r"\bcontext (?:is |was )?too (?:long|large)\b",
-            r"\b(?:prompt|input|conversation|messages?)(?: is| are| was)? too long\b",
+            r"\b(?:prompt|input|conversation|messages?)(?: tokens?)?(?: is| are| was)? too long\b",
             r"\b(?:input|prompt)(?: token)? length (?:is )?too long\b",
             r"\b(?:input )?text (?:is )?too long for\b",
             "\u4e0a\u4e0b\u6587\u6ea2\u51fa",  # "context overflow"
@@ -519,6 +520,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bheartbeats?\b[^.\n]{0,40}?\b(?:missed|lost|timed? ?out|stopped|not received|stale|"
             r"expired|dropped|failed)\b",
             r"\bno heartbeat\b",
+            r"\bmissed (?:the )?(?:last )?(?:\d+ )?heartbeats?\b",
             r"\bdid not reconnect within\b",
             r"\bneeds? (?:to )?reconnect\b",
             r"\bgrace period\b[^.\n]{0,20}?\b(?:expired|elapsed)\b",
@@ -570,6 +572,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bservice (?:is )?(?:temporarily |currently )?unavailable\b",
             r"\bserver (?:is )?(?:temporarily |currently )?(?:busy|overloaded|unavailable)\b",
             r"\btoo busy\b",
+            r"\bmodel (?:is )?(?:currently )?busy\b",
             r"\bmodel (?:has )?crashed\b",
             r"\bserver (?:is )?not running\b",
             r"\b(?:under|down for|scheduled) maintenance\b",
@@ -714,6 +717,7 @@ CAUSES: tuple[Rule, ...] = (
         "text/connection-error",
         message=any_of(
             r"\bECONNREFUSED\b",
+            r"\b(?:error|failure)\b[^.\n]{0,30}?\b(?:at|in) (?:the )?transport layer\b",
             r"\bconnection refused\b",
             r"\bECONNRESET\b",
             r"\bconnection reset\b",
@@ -788,6 +792,7 @@ WEAK: tuple[Rule, ...] = (
             r"type|content|body|role|message|tool)s?\b",
             r"(?-i:\bINVALID_ARGUMENT\b)",
             r"\bmalformed\b",
+            r"\bno model (?:was )?(?:specified|provided|given)\b",
             r"\bvalidation (?:error|failed|exception)\b",
             r"\bunsupported (?:parameter|value|content|type|media|format|feature)s?\b",
             r"\bunknown (?:parameter|field|argument|variant|name)s?\b",

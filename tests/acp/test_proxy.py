@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from roombot.env_names import API_TOKEN, RETIRED
 from roombot.events import parse_event
 from tests.acp.test_observer import observe
 from tests.acp.transcript import (
@@ -165,7 +166,10 @@ def test_a_command_that_cannot_start_exits_127(tmp_path: Path) -> None:
     [
         (["--events", "E"], b"no room"),
         (["--room", "!r:x", "--events", "/nonexistent/dir/e.jsonl"], b"--events: cannot write"),
-        (["--room", "!r:x", "--url", "http://127.0.0.1:9"], b"--token-file"),
+        (
+            ["--room", "!r:x", "--url", "http://127.0.0.1:9"],
+            b"--token-file F or $ROOMBOT_API_TOKEN",
+        ),
         (
             ["--room", "!r:x", "--url", "http://127.0.0.1:9", "--token-file", "/dev/null"],
             b"--token-file: /dev/null is empty",
@@ -199,7 +203,10 @@ def test_bad_options_exit_2_naming_what_is_wrong(
         input=b"",
         capture_output=True,
         timeout=30,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        env={
+            **{k: v for k, v in os.environ.items() if k not in (API_TOKEN, *RETIRED)},
+            "PYTHONPATH": str(ROOT),
+        },
     )
     assert proc.returncode == 2, proc.stderr
     assert says in proc.stderr

@@ -61,6 +61,32 @@ async def proxy(transcript: str, tmp: Path, url: str, spool: Path, token: Path) 
     return run.status
 
 
+@pytest.mark.parametrize("name", ["ROOMBOT_API_TOKEN", "ROOMBOT_TOKEN"])
+async def test_without_a_token_file_the_token_comes_from_its_one_name_or_the_retired_one(
+    api: tuple[str, Pipeline], tmp_path: Path, name: str
+) -> None:
+    url, pipeline = api
+    run = await asyncio.to_thread(
+        run_proxy,
+        TRANSCRIPTS / "prompt_rejected.acp",
+        tmp_path,
+        *("--room", ROOM, "--url", url, "--spool", str(tmp_path / "spool.sqlite")),
+        *("--drain-seconds", "5"),
+        env={name: TOKEN},
+    )
+    assert run.status == 0, run.stderr
+    if name == "ROOMBOT_TOKEN":
+        assert b"warning: $ROOMBOT_TOKEN is a retired name" in run.stderr
+        assert b"set $ROOMBOT_API_TOKEN" in run.stderr
+    else:
+        assert b"warning" not in run.stderr
+    assert TOKEN.encode() not in run.stderr
+    left = Spool(tmp_path / "spool.sqlite")
+    assert len(left) == 0  # all sent, none left waiting
+    left.close()
+    assert pipeline.status("acp/sess-7d1/2") is not None
+
+
 async def test_events_wait_for_an_unreachable_bot_then_arrive(
     api: tuple[str, Pipeline], tmp_path: Path
 ) -> None:

@@ -6,10 +6,12 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from roombot.env_names import API_TOKEN, RETIRED
 from tests.acp.fake_agent import steps
 
 HERE = Path(__file__).parent
@@ -45,6 +47,7 @@ def run_proxy(
     *proxy_args: str,
     stdin: bytes | None = None,
     timeout: float = 60,
+    env: Mapping[str, str] | None = None,
 ) -> Run:
     """The proxy as a real subprocess around the fake agent replaying `transcript`."""
     if stdin is None:
@@ -58,8 +61,10 @@ def run_proxy(
         args += ["--events", str(events)]
     cmd = [sys.executable, "-m", "roombot.cli", "acp-proxy", *args, "--"]
     cmd += [sys.executable, str(FAKE_AGENT), str(transcript), str(received)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout, env=env)
+    # the report API token only where a test gives it (`env`), never the developer's own
+    given = {k: v for k, v in os.environ.items() if k not in (API_TOKEN, *RETIRED)}
+    given.update(env or {}, PYTHONPATH=str(ROOT))
+    proc = subprocess.run(cmd, input=stdin, capture_output=True, timeout=timeout, env=given)
     lines = events.read_text().splitlines() if events.exists() else []
     return Run(
         proc.returncode,

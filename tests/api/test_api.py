@@ -11,6 +11,7 @@ from aiohttp.test_utils import TestClient
 from roombot.outbox import Outbox
 from roombot.pipeline import Pipeline
 from tests.api.conftest import OTHER, ROOM, auth, failed_end, started
+from tests.prom import value
 
 Client = TestClient[Any, Any]
 
@@ -290,10 +291,13 @@ async def test_healthz_and_metrics(client: Client, pipeline: Pipeline) -> None:
     await client.post("/v1/events", json=started("m1", event_id="m1"), headers=auth("hub"))
     await client.post("/v1/events", json=started("m2"), headers={})
     text = await (await client.get("/metrics")).text()
-    assert 'roombot_api_events_total{source="hub"} 1' in text
-    assert 'roombot_api_duplicates_total{source="hub"} 1' in text
-    assert 'roombot_api_refused_total{source="-",reason="unauthorized"} 1' in text
-    assert 'roombot_api_responses_total{route="/v1/events",status="202"} 2' in text
+    assert value(text, "roombot_api_events_total", source="hub") == 1
+    assert value(text, "roombot_api_duplicates_total", source="hub") == 1
+    assert value(text, "roombot_api_refused_total", source="-", reason="unauthorized") == 1
+    assert value(text, "roombot_api_responses_total", route="/v1/events", status="202") == 2
+    assert value(text, "roombot_api_ack_seconds_count") == 2  # one per 202
+    assert value(text, "roombot_api_ack_seconds_bucket", le="+Inf") == 2
+    assert value(text, "roombot_api_up") == 1
     await pipeline.stop()
     resp = await client.get("/healthz")
     assert resp.status == 503 and (await resp.json())["ok"] is False

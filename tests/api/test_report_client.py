@@ -17,6 +17,7 @@ from aiohttp.test_utils import TestServer
 
 from roombot.api import make_app
 from roombot.api.settings import ApiSettings
+from roombot.env_names import API_TOKEN, RETIRED
 from roombot.outbox import Outbox
 from roombot.pipeline import Pipeline
 from roombot.report_client import Refused, ReportClient, Unreachable
@@ -31,9 +32,10 @@ async def url(aiohttp_server: Callable[..., Any], settings: ApiSettings, pipelin
 
 
 async def roombot_report(
-    *args: str, stdin: bytes = b"", token: str = "hub"
+    *args: str, stdin: bytes = b"", token: str = "hub", env_names: tuple[str, ...] = (API_TOKEN,)
 ) -> tuple[int, Any, str]:
-    env = {**os.environ, "ROOMBOT_TOKEN": TOKENS[token]}
+    env = {k: v for k, v in os.environ.items() if k not in (API_TOKEN, *RETIRED)}
+    env.update({name: TOKENS[token] for name in env_names})
     proc = await asyncio.create_subprocess_exec(
         sys.executable,
         "-m",
@@ -104,6 +106,22 @@ async def test_cli_refusal_exits_1_naming_the_field(url: str, tmp_path: Path) ->
     assert code == 1 and "(room)" in err and "missing" in err
     code, _, err = await roombot_report("--url", url, str(f), token="engine")
     assert code == 1
+
+
+async def test_cli_reads_the_token_from_its_one_name_and_the_retired_one_with_a_warning(
+    url: str,
+) -> None:
+    f = ("--url", url, "--turn", "n1", "--room", ROOM, "--harness", "h", "--message", "failed")
+    code, answer, err = await roombot_report(*f)
+    assert code == 0 and answer["accepted"] == 2 and "warning" not in err
+    code, answer, err = await roombot_report(*f, env_names=("ROOMBOT_TOKEN",))
+    assert code == 0 and answer["duplicates"] == 2
+    assert "warning: $ROOMBOT_TOKEN is a retired name" in err and "set $ROOMBOT_API_TOKEN" in err
+    # the one name wins over the retired one, and then nothing is said about it
+    code, answer, err = await roombot_report(*f, env_names=(API_TOKEN, "ROOMBOT_TOKEN"))
+    assert code == 0 and answer["duplicates"] == 2 and "warning" not in err
+    code, answer, err = await roombot_report(*f, env_names=())
+    assert code == 2 and answer is None and "set $ROOMBOT_API_TOKEN or --token-file" in err
 
 
 async def test_cli_usage_and_unreachable(url: str) -> None:

@@ -278,7 +278,7 @@ async def roombot_report(*args: str) -> tuple[int, str]:
         *args,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,
-        env={**os.environ, "ROOMBOT_TOKEN": TOKEN, "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "ROOMBOT_API_TOKEN": TOKEN, "PYTHONPATH": str(ROOT)},
     )
     out, err = await proc.communicate()
     assert proc.returncode is not None

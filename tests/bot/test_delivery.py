@@ -17,6 +17,7 @@ from roombot.devserver import DevServer
 from roombot.viewer import Viewer
 from tests.bot.helpers import Post, Retract, make_team, running, turn_error, wait_sent
 from tests.conftest import unique_name
+from tests.prom import value
 
 
 def card_of(content: dict[str, object]) -> TurnError:
@@ -258,17 +259,17 @@ async def test_health_and_metrics(synapse: DevServer, tmp_path: Path) -> None:
                 assert r.status == 200
                 text = await r.text()
         assert health["ok"] is True and health["outbox_depth"] == 0
-        values = dict(
-            line.split(" ", 1) for line in text.splitlines() if line and not line.startswith("#")
-        )
-        assert values["roombot_notices_sent_total"] == "3"
-        assert values["roombot_outbox_depth"] == "0"
+        assert value(text, "roombot_notices_sent_total") == 3
+        assert value(text, "roombot_outbox_depth") == 0
+        assert value(text, "roombot_notice_delivery_seconds_count") == 3
+        assert value(text, "roombot_outbox_room_backlog", room=team.room_id) == 0
+        assert value(text, "roombot_outbox_oldest_owed_age_seconds", room=team.room_id) == 0
         for name in (
             "roombot_send_retries_total",
             "roombot_rate_limit_waits_total",
             "roombot_encryption_failures_total",
         ):
-            assert name in values
+            assert value(text, name) >= 0
     finally:
         await team.member.close()
 

@@ -30,7 +30,7 @@ def report(url: str, ca_file: Path, room: str, turn: str) -> subprocess.Complete
          "--status", "529", "--body", '{"type":"error","error":{"type":"overloaded_error",'
          '"message":"Overloaded"}}'],
         capture_output=True, text=True, timeout=60,
-        env={**os.environ, "ROOMBOT_TOKEN": TOKEN},
+        env={**os.environ, "ROOMBOT_API_TOKEN": TOKEN},
     )  # fmt: skip
 
 

@@ -11,12 +11,15 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from prometheus_client import CollectorRegistry
 
 from roombot.acp.sinks import JsonLinesSink, RedactingSink
 from roombot.config import ConfigError, parse_config
 from roombot.events import parse_event
-from roombot.observe import JsonFormatter, TextFormatter, prometheus_text, redactor_metrics
+from roombot.metrics import Scraped, redactor_families, render
+from roombot.observe import JsonFormatter, TextFormatter
 from roombot.redact import MARKER, SHAPES, Redactor
+from tests.prom import value
 from tests.redact.figures import credentials, measure, must_hide
 
 ENTRIES = credentials()
@@ -213,7 +216,9 @@ def test_log_lines_never_hold_the_secret() -> None:
 def test_the_metrics_count_what_was_hidden() -> None:
     r = Redactor()
     r.text(f"{KEY} and Authorization: Bearer YOUR_API_KEY")
-    text = prometheus_text(redactor_metrics(r))
-    assert 'roombot_redactions_total{shape="openai_key"} 1' in text
-    assert 'roombot_redactions_kept_total{reason="masked"} 1' in text
+    registry = CollectorRegistry()
+    Scraped(lambda: redactor_families(r), registry)
+    text = render(registry).decode()
+    assert value(text, "roombot_redactions_total", shape="openai_key") == 1
+    assert value(text, "roombot_redactions_kept_total", reason="masked") == 1
     assert text.count("# TYPE roombot_redactions_total counter") == 1

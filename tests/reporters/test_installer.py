@@ -142,7 +142,7 @@ def test_pi_apply_idempotence_disable_and_a_missing_file(tmp_path: Path) -> None
     config = copy("pi-lab.json", tmp_path)
     original = config.read_bytes()
     args = ["--config", str(config)]
-    url = ["--url", "http://127.0.0.1:8450", "--token-env", "ROOMBOT_REPORTER_TOKEN"]
+    url = ["--url", "http://127.0.0.1:8450", "--token-env", "ROOMBOT_API_TOKEN"]
     out = roombot("enable", "pi", *args, *url, "--apply")
     assert out.returncode == 0, out.stderr
     assert "each new Pi session" in out.stdout
@@ -150,7 +150,7 @@ def test_pi_apply_idempotence_disable_and_a_missing_file(tmp_path: Path) -> None
     assert tree["extensions"] == [str(ROOT / "reporters" / "pi")]
     assert tree["roombotReporter"] == {
         "url": "http://127.0.0.1:8450",
-        "tokenEnv": "ROOMBOT_REPORTER_TOKEN",
+        "tokenEnv": "ROOMBOT_API_TOKEN",
     }
     assert tree["retry"] == json.loads(original)["retry"]
     assert "already enabled" in roombot("enable", "pi", *args, *url, "--apply").stdout
