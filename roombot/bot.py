@@ -181,7 +181,10 @@ class Bot:
             stopper.cancel()
             start.result()  # raise a startup error
             self.started.set()
-            log.info("bot started", extra={"outbox_depth": self.outbox.depth()})
+            log.info(
+                "bot started",
+                extra={"outbox_depth": self.outbox.depth(), "rooms": len(self.shell.joined)},
+            )
             sync = asyncio.create_task(self.shell.sync_forever(), name="sync")
             courier = asyncio.create_task(self.courier.run(), name="courier")
             await self._stop.wait()

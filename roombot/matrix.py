@@ -35,6 +35,7 @@ from nio import (
     RoomMemberEvent,
     RoomResolveAliasResponse,
     RoomSendResponse,
+    SyncError,
     SyncResponse,
     UploadResponse,
     WhoamiResponse,
@@ -65,6 +66,13 @@ _REJECTED = {"M_TOO_LARGE", "M_BAD_JSON", "M_NOT_JSON", "M_INVALID_PARAM"}
 # Errors that mean the bot may not post in the room (removed, banned, never joined).
 _GONE = {"M_FORBIDDEN", "M_NOT_FOUND"}
 _NETWORK = (aiohttp.ClientError, TimeoutError, OSError)
+
+
+def _refused(resp: SyncError) -> bool:
+    """The homeserver answered and said no (a 4xx), as for a sync position it no longer
+    knows (its database was reset); not a failure that retrying the same request fixes."""
+    status = getattr(resp.transport_response, "status", None)
+    return isinstance(status, int) and 400 <= status < 500 and status != 429
 
 
 class StartupError(RuntimeError):
@@ -103,6 +111,9 @@ class MatrixShell:
             ),
         )
         self.room_ids: dict[str, str] = {}  # a configured or seen room ref -> room id
+        # Rooms the homeserver says the bot is in (from syncs and joins): a join of one
+        # of these changes nothing, so it is not logged.
+        self.joined: set[str] = set()
         self.left: dict[str, str] = {}  # room id -> why the bot is no longer in it
         self.last_sync: float = 0.0
         self.synced = asyncio.Event()
@@ -203,7 +214,6 @@ class MatrixShell:
                     "logged in with the stored access token",
                     extra={"user_id": who.user_id, "device_id": self.client.device_id},
                 )
-                self._forget_sync_token()
                 return
             log.warning(
                 "stored access token refused; logging in with the password on the same device",
@@ -223,7 +233,6 @@ class MatrixShell:
                 raise StartupError(f"matrix.access_token: the homeserver refused it: {who}")
             self.client.restore_login(who.user_id, who.device_id, token)
             self._save_creds()
-            self._forget_sync_token()
             return
         await self._password_login(device_id=None)
 
@@ -242,19 +251,22 @@ class MatrixShell:
         if not isinstance(resp, LoginResponse):
             raise StartupError(f"login as {m.user_id} failed: {resp}")
         self._save_creds()
-        self._forget_sync_token()
         log.info(
             "logged in with the password",
             extra={"user_id": resp.user_id, "device_id": resp.device_id},
         )
 
-    def _forget_sync_token(self) -> None:
-        # After a restart nio's room list is empty; an incremental sync from the
-        # stored token would only return rooms that changed. Start with a full one.
-        self.client.loaded_sync_token = ""
-        self.client.next_batch = ""
-
     async def _initial_sync(self) -> None:
+        """One sync with every joined room's full state, from the position nio stored.
+
+        After a restart nio's room list is empty, so the state of every room is asked
+        for (`full_state`: all joined rooms, even unchanged ones). It is asked for *from
+        the stored position* (nio's crypto store keeps it), not from nothing: a sync
+        from nothing would hand back every pending invite and every room the bot was
+        ever removed from as if new, redeliver the room keys already read, and, within
+        Synapse's two-minute sync cache, return the previous start's stale answer (the
+        rooms the bot has been in all along still shown as invites).
+        """
         delay = 0.5
         while True:
             try:
@@ -264,28 +276,46 @@ class MatrixShell:
             if isinstance(resp, SyncResponse):
                 await self._after_sync(resp)
                 return
+            if isinstance(resp, SyncError) and self.client.loaded_sync_token and _refused(resp):
+                log.warning(
+                    "the homeserver refused the stored sync position; syncing from the start",
+                    extra={"error": str(resp)},
+                )
+                self.client.loaded_sync_token = ""
+                self.client.next_batch = ""
+                continue
             log.warning("initial sync failed, retrying", extra={"error": str(resp)})
             await asyncio.sleep(delay)
             delay = min(delay * 2, 30)
 
     async def _join_configured(self) -> None:
+        # Joined even when already in: the answer maps an alias to its room id, and a
+        # join the bot did not need is a no-op on the server (and not logged).
         for room in self.config.rooms:
             room_id = await self._join(room.room)
             if room_id:
                 self.room_ids[room.room] = room_id
 
-    async def _join(self, ref: str) -> str | None:
+    async def _join(self, ref: str, *, inviter: str | None = None) -> str | None:
+        """Join `ref`; one log line when that changed something (`inviter`: accepting
+        that person's invite), none when the bot was in the room already."""
         try:
             resp = await self._call(self.client.join(ref))
         except _NETWORK as e:
             log.warning("could not join room", extra={"room": ref, "error": str(e)})
             return None
         if isinstance(resp, JoinResponse):
-            self.room_ids[ref] = resp.room_id
-            self.left.pop(resp.room_id, None)
-            log.info("joined room", extra={"room": ref, "room_id": resp.room_id})
-            self._room_back(resp.room_id)
-            return str(resp.room_id)
+            room_id = str(resp.room_id)
+            self.room_ids[ref] = room_id
+            self.left.pop(room_id, None)
+            if room_id not in self.joined:
+                self.joined.add(room_id)
+                if inviter is not None:
+                    log.info("invite accepted", extra={"room_id": room_id, "inviter": inviter})
+                else:
+                    log.info("joined room", extra={"room": ref, "room_id": room_id})
+            self._room_back(room_id)
+            return room_id
         log.warning(
             "could not join room",
             extra={
@@ -340,6 +370,7 @@ class MatrixShell:
         self.last_sync = time.time()
         self.synced.set()
         c = self.client
+        self.joined.update(resp.rooms.join)
         await self._handle_invites(resp)
         self._handle_leaves(resp)
         # A member's devices or cross-signing keys moved: judge them again before a send.
@@ -372,13 +403,14 @@ class MatrixShell:
             self._handled_invites.add(room_id)
             configured = any(r.room == room_id for r in self.config.rooms)
             if configured or (inviter and self.config.invites.allows(inviter)):
-                log.info("invite accepted", extra={"room_id": room_id, "inviter": inviter})
-                await self._join(room_id)
+                await self._join(room_id, inviter=inviter or "unknown")
             else:
                 log.warning(
                     "invite declined: inviter is not in invites.users or invites.servers",
                     extra={"room_id": room_id, "inviter": inviter},
                 )
+                # Its leave comes back in a later sync: no news then, it was never in.
+                self.left[room_id] = "the bot declined the invite"
                 with contextlib.suppress(*_NETWORK):
                     await self._call(self.client.room_leave(room_id))
 
@@ -392,6 +424,7 @@ class MatrixShell:
             if room_id not in self.left:
                 log.warning("no longer in room", extra={"room_id": room_id, "reason": why})
             self.left[room_id] = why
+            self.joined.discard(room_id)
             self._handled_invites.discard(room_id)
 
     # -- delivery ------------------------------------------------------------------------
@@ -436,8 +469,7 @@ class MatrixShell:
         if room_id in self.left:
             return Gone(f"not in room {room_id}: {self.left[room_id]}")
         if room_id not in self.client.rooms:
-            joined = await self._join(notice.room)
-            if joined is None:
+            if room_id not in self.joined and await self._join(notice.room) is None:
                 return Gone(f"not a member of {notice.room} and cannot join it")
             # nio knows a room only from a sync: let the sync loop bring it in.
             deadline = time.monotonic() + self.config.matrix.sync_timeout_ms / 1000 + 10

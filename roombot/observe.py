@@ -19,6 +19,7 @@ from typing import Any
 from aiohttp import web
 from prometheus_client import CollectorRegistry
 
+from roombot.logs import quiet_expected, route_uncaught
 from roombot.metrics import CONTENT_TYPE, render
 from roombot.redact import Redactor
 
@@ -39,7 +40,7 @@ class JsonFormatter(logging.Formatter):
             "ts": round(record.created, 3),
             "level": record.levelname.lower(),
             "logger": record.name,
-            "msg": text(record.getMessage()),
+            "msg": text(message_of(record)),
         }
         for k, v in record.__dict__.items():
             if k not in _STANDARD and not k.startswith("_"):
@@ -47,6 +48,15 @@ class JsonFormatter(logging.Formatter):
         if record.exc_info:
             out["exc"] = text(self.formatException(record.exc_info))
         return json.dumps(out, ensure_ascii=False)
+
+
+def message_of(record: logging.LogRecord) -> str:
+    """The record's message; a library's malformed one (arguments its text has no
+    place for) is shown as it came instead of as logging's own traceback on stderr."""
+    try:
+        return record.getMessage()
+    except (TypeError, ValueError):
+        return f"{record.msg} {record.args!r}"
 
 
 def _plain(value: object) -> bool:
@@ -66,7 +76,7 @@ class TextFormatter(logging.Formatter):
             if k not in _STANDARD and not k.startswith("_")
         )
         base = f"{self.formatTime(record)} {record.levelname:<7} {record.name}: "
-        line = base + record.getMessage() + (f"  {extras}" if extras else "")
+        line = base + message_of(record) + (f"  {extras}" if extras else "")
         if record.exc_info:
             line += "\n" + self.formatException(record.exc_info)
         return self.redactor.text(line)
@@ -79,6 +89,8 @@ def setup_logging(level: str = "info", fmt: str = "json", redactor: Redactor | N
     root.handlers[:] = [handler]
     root.setLevel(level.upper())
     logging.captureWarnings(True)  # a Python warning is a log line too, in the same format
+    route_uncaught()  # and so is an exception nobody caught
+    quiet_expected()  # nio's warnings about normal operation: one debug line of ours each
     # nio logs every 429 and timeout itself; the outbox logs them once, with context.
     logging.getLogger("nio").setLevel(max(logging.WARNING, root.level))
     logging.getLogger("aiohttp.access").setLevel(logging.WARNING)

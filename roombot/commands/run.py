@@ -39,15 +39,19 @@ def check_only(args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from roombot.config import ConfigError, load_config
+    from roombot.logs import HeldLogs
 
     if args.check:
         return check_only(args)
     if args.offline:
         print("roombot: --offline goes with --check", file=sys.stderr)
         return 2
+    # What is logged while the configuration loads waits for its log format.
+    held = HeldLogs.start()
     try:
         config = load_config(args.config)
     except ConfigError as e:
+        held.release()
         print(f"roombot: configuration error in {args.config}: {e}", file=sys.stderr)
         return 2
 
@@ -60,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     # One redactor for the logs and the events, so /metrics counts both.
     redactor = config.redact.build()
     setup_logging(config.log.level, config.log.format, redactor)
+    held.release()
     # From here on standard error is the log: every line in the configured format.
     log = logging.getLogger("roombot")
 
