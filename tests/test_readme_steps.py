@@ -43,8 +43,7 @@ from cards.codec import CARD_KEY, read_payload
 from cards.shape import TurnError
 from roombot.devserver import DevServer, free_port
 from roombot.env_names import RETIRED
-from roombot.viewer import Viewer
-from tests.conftest import unique_name
+from tests.bot.helpers import bot_and_member
 
 ROOT = Path(__file__).parent.parent
 HEADING = "## Running the bot"
@@ -176,10 +175,7 @@ async def test_the_readme_steps_bring_a_card_into_the_encrypted_room(
     synapse: DevServer, tmp_path: Path
 ) -> None:
     found = steps((ROOT / "README.md").read_text(encoding="utf-8"))
-    bot = synapse.register_user(unique_name("bot"))
-    member_user = synapse.register_user(unique_name("member"))
-    member = Viewer(synapse.url, member_user.user_id, member_user.password, tmp_path / "member")
-    await member.login()
+    bot, member_user, member = await bot_and_member(synapse, tmp_path / "member")
     try:
         room_id = await member.create_room(encrypted=True, invite=(bot.user_id,))
         api_port, metrics_port = free_port(), free_port()

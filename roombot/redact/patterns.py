@@ -188,6 +188,39 @@ SHAPES: tuple[Shape, ...] = (
         ("bot",),
     ),
     Shape(
+        "databricks_token",
+        _B + r"(?P<secret>dapi[0-9a-f]{32}(?:-\d)?)" + _E,
+        "dapi",
+        True,
+        "https://docs.databricks.com/aws/en/dev-tools/auth/pat",
+        ("dapi",),
+    ),
+    Shape(
+        "replicate_token",
+        _B + r"(?P<secret>r8_[A-Za-z0-9]{30,})" + _E,
+        "r8_",
+        True,
+        "https://replicate.com/docs/topics/security/api-tokens",
+        ("r8_",),
+    ),
+    Shape(
+        "perplexity_key",
+        _B + r"(?P<secret>pplx-[A-Za-z0-9]{32,})" + _E,
+        "pplx-",
+        True,
+        "https://docs.perplexity.ai/guides/getting-started",
+        ("pplx-",),
+    ),
+    Shape(
+        "langsmith_key",
+        _B + r"(?P<secret>lsv2_(?:pt|sk)_[A-Za-z0-9_]{30,})" + _E,
+        r"lsv2_[a-z]{2}_",
+        True,
+        "https://docs.smith.langchain.com/administration/how_to_guides/organization_management/"
+        "create_account_api_key",
+        ("lsv2_",),
+    ),
+    Shape(
         "jwt",
         # A JSON header is always "eyJ" in base64url; the payload of an encrypted one is not.
         _B + r"(?P<secret>eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.?[A-Za-z0-9_-]*)" + _E,
@@ -252,7 +285,9 @@ SHAPES: tuple[Shape, ...] = (
         # `api_key='x'`, `AWS_SECRET_ACCESS_KEY=x`, `password: x`.
         r"(?i:(?<![A-Za-z0-9])[\"']?_?(?:[a-z0-9]+[_-])?(?:api[_-]?key|secret[_-]?access[_-]?key"
         r"|client[_-]?secret|access[_-]?token|refresh[_-]?token|session[_-]?token"
-        r"|auth[_-]?token|auth[_-]?cred|private[_-]?key|password|passwd|passphrase)"
+        r"|auth[_-]?token|auth[_-]?cred|private[_-]?key|password|passwd|passphrase"
+        # a named service's token or secret: GITHUB_TOKEN=, HF_TOKEN=, webhook_secret:
+        r"|(?<=[a-z0-9][_-])(?:token|secret(?:[_-]key)?))"
         r"[\"']?\s*(?:[:=]|->|=>)\s*u?)"
         # A quoted value is taken whole, spaces and all; a bare one up to its end.
         r"(?:\"(?P<secret>[^\"\n]{4,256}+)(?=\")|'(?P<secret>[^'\n]{4,256}+)(?=')"

@@ -83,12 +83,19 @@ class Team:
         return load_config(self.config_path)
 
 
-async def make_team(hs: DevServer, tmp: Path, *, encrypted: bool, extra: str = "") -> Team:
-    """A bot user and a member; the member creates the room and invites the bot."""
+async def bot_and_member(hs: DevServer, store: Path) -> tuple[User, User, Viewer]:
+    """A new bot user, and a new member logged in (its device cross-signed) with its
+    client's store in `store`."""
     bot = hs.register_user(unique_name("bot"))
     member_user = hs.register_user(unique_name("member"))
-    member = Viewer(hs.url, member_user.user_id, member_user.password, tmp / "member-store")
+    member = Viewer(hs.url, member_user.user_id, member_user.password, store)
     await member.login()
+    return bot, member_user, member
+
+
+async def make_team(hs: DevServer, tmp: Path, *, encrypted: bool, extra: str = "") -> Team:
+    """A bot user and a member; the member creates the room and invites the bot."""
+    bot, member_user, member = await bot_and_member(hs, tmp / "member-store")
     room_id = await member.create_room(encrypted=encrypted, invite=(bot.user_id,))
     path = write_config(tmp / "bot", hs, bot, [room_id], extra=extra)
     return Team(hs, bot, member_user, member, room_id, path)

@@ -21,8 +21,7 @@ from cards.shape import TurnError
 from roombot.config import load_config, parse_config
 from roombot.devserver import DevServer, free_port
 from roombot.initconfig import Answers, FoundRoom, SourceToken, fill_example
-from roombot.viewer import Viewer
-from tests.bot.helpers import running
+from tests.bot.helpers import bot_and_member, running
 from tests.conftest import unique_name
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -105,10 +104,7 @@ def turn_events(room: str, turn: str) -> list[dict[str, object]]:
 async def test_init_from_nothing_to_a_delivered_card_and_again_changes_nothing(
     synapse: DevServer, tmp_path: Path
 ) -> None:
-    bot = synapse.register_user(unique_name("bot"))
-    member_user = synapse.register_user(unique_name("member"))
-    member = Viewer(synapse.url, member_user.user_id, member_user.password, tmp_path / "member")
-    await member.login()
+    bot, member_user, member = await bot_and_member(synapse, tmp_path / "member")
     try:
         room_id = await member.create_room(encrypted=True, invite=(bot.user_id,))
         home = tmp_path / "ops"

@@ -28,7 +28,15 @@ from roombot.config import load_config
 from roombot.devserver import DevServer, free_port
 from roombot.outbox import Outbox
 from roombot.viewer import Viewer
-from tests.bot.helpers import Post, make_team, running, turn_error, wait_sent, write_config
+from tests.bot.helpers import (
+    Post,
+    bot_and_member,
+    make_team,
+    running,
+    turn_error,
+    wait_sent,
+    write_config,
+)
 from tests.conftest import unique_name
 
 REPO = Path(__file__).resolve().parents[2]
@@ -137,10 +145,7 @@ async def one_run(
 
 
 async def test_restart_logs_only_what_changed(synapse: DevServer, tmp_path: Path) -> None:
-    bot = synapse.register_user(unique_name("bot"))
-    member_user = synapse.register_user(unique_name("member"))
-    member = Viewer(synapse.url, member_user.user_id, member_user.password, tmp_path / "member")
-    await member.login()
+    bot, member_user, member = await bot_and_member(synapse, tmp_path / "member")
     try:
         secret = await member.create_room(encrypted=True, invite=(bot.user_id,))
         plain = await member.create_room(encrypted=False, invite=(bot.user_id,))

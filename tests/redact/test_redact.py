@@ -115,6 +115,10 @@ def test_a_key_between_any_words_is_hidden(name: str, before: str, after: str) -
         "npm_token": "npm_" + "Zx9" * 12,
         "stripe_key": "rk_live_" + "Qe4" * 8,
         "google_oauth_token": "ya29." + "a0Af" * 10,
+        "databricks_token": "dapi" + "0a1b2c3d" * 4,
+        "replicate_token": "r8_" + "Kq7" * 12,
+        "perplexity_key": "pplx-" + "Wm3" * 16,
+        "langsmith_key": "lsv2_pt_" + "c0ffee" * 6,
         # The token of the Bot API's own example, in its URL.
         "telegram_bot_token": "/bot123456:ABC-DEF1234ghIkl-zyx57W2v1u123ew11/getMe",
     }
