@@ -288,9 +288,10 @@ SHAPES: tuple[Shape, ...] = (
         r"|auth[_-]?token|auth[_-]?cred|private[_-]?key|password|passwd|passphrase"
         # a named service's token or secret: GITHUB_TOKEN=, HF_TOKEN=, webhook_secret:
         r"|(?<=[a-z0-9][_-])(?:token|secret(?:[_-]key)?))"
-        r"[\"']?\s*(?:[:=]|->|=>)\s*u?)"
-        # A quoted value is taken whole, spaces and all; a bare one up to its end.
-        r"(?:\"(?P<secret>[^\"\n]{4,256}+)(?=\")|'(?P<secret>[^'\n]{4,256}+)(?=')"
+        r"\\?[\"']?\s*(?:[:=]|->|=>)\s*u?)"
+        # A quoted value is taken whole, spaces and all (in JSON inside JSON too, where its
+        # quotes are escaped); a bare one up to its end.
+        r"(?:\\?\"(?P<secret>[^\"\\\n]{4,256}+)(?=\\?\")|'(?P<secret>[^'\n]{4,256}+)(?=')"
         r"|(?P<secret>[^\s\"',;}&]{6,}+(?![*\u2022\u00d7])))",
         "",
         False,
@@ -340,7 +341,7 @@ SECRET_FIELDS: frozenset[str] = frozenset(
 # "<token>", "$OPENAI_API_KEY"), or whose mask letters are a third of it or more
 # ("sk-proj-****abcd"; "AIzaSyB1...xxxxxxxx" with most of the key shown is hidden).
 PLACEHOLDER = (
-    r"\.{3}|\u2026|\[redacted\]|REDACTED|<[^<>]*>|^[$({<]*[A-Z]+(?:_[A-Z0-9]+)+[})>]*[).,]?$"
+    r"\.{3}|\u2026|\[(?:redacted|snip(?:ped)?|removed|hidden|masked|elided|omitted)\]|REDACTED|<[^<>]*>|^[$({<]*[A-Z]+(?:_[A-Z0-9]+)+[})>]*[).,]?$"
     # A word in brackets or stars where the value was: "[secure]", "(protected)", "*REMOVED*".
     r"|^(?:\[\w+\]|\(\w[\w ]*\)|\{\w+\}|\*\w+\*)$"
 )
