@@ -341,7 +341,8 @@ SECRET_FIELDS: frozenset[str] = frozenset(
 # "<token>", "$OPENAI_API_KEY"), or whose mask letters are a third of it or more
 # ("sk-proj-****abcd"; "AIzaSyB1...xxxxxxxx" with most of the key shown is hidden).
 PLACEHOLDER = (
-    r"\.{3}|\u2026|\[(?:redacted|snip(?:ped)?|removed|hidden|masked|elided|omitted)\]|REDACTED|<[^<>]*>|^[$({<]*[A-Z]+(?:_[A-Z0-9]+)+[})>]*[).,]?$"
+    r"\.{3}|\u2026|\[(?:redacted|snip(?:ped)?|removed|hidden|masked|elided|omitted)\]"
+    r"|REDACTED|<[^<>]*>|^[$({<]*[A-Z]+(?:_[A-Z0-9]+)+[})>]*[).,]?$"
     # A word in brackets or stars where the value was: "[secure]", "(protected)", "*REMOVED*".
     r"|^(?:\[\w+\]|\(\w[\w ]*\)|\{\w+\}|\*\w+\*)$"
 )
