@@ -15,11 +15,12 @@ managed from a room, off until `set_management(…, True)`. docs/reporters.md, "
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -261,6 +262,11 @@ def apply_digest(name: str, digest: str, *, state_dir: Path) -> Applied:
         raise PlanRefused(
             f"plan {digest[:12]}: made for the {record.get('reporter')} reporter, not {name}"
         )
+    with _locked(state_dir):  # the room's request loop and a person at the shell
+        return _apply(reporter, digest, record)
+
+
+def _apply(reporter: Reporter, digest: str, record: Mapping[str, Any]) -> Applied:
     plan = _plan_of(digest, record)
     writes: list[tuple[Path, bytes | None, str]] = []
     for entry in record["files"]:
@@ -283,6 +289,16 @@ def apply_digest(name: str, digest: str, *, state_dir: Path) -> Applied:
         except ConfigFileError as e:
             raise PlanRefused(str(e)) from None
     return Applied(plan, tuple(backups), bool(writes))
+
+
+@contextlib.contextmanager
+def _locked(state_dir: Path) -> Iterator[None]:
+    fd = os.open(_plans_dir(state_dir) / ".lock", os.O_RDWR | os.O_CREAT, FILE_MODE)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 def _backup(path: Path, data: bytes, digest: str) -> Path:

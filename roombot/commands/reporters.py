@@ -46,7 +46,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     text = "print the change, the harness versions and the plan digest; record the plan"
     p = sub.add_parser("plan", help=text, description=text)
     p.add_argument("name", choices=names, metavar="NAME", help=" | ".join(names))
-    p.add_argument("change", nargs="?", choices=reviewed.ACTIONS, default="enable")
+    p.add_argument(
+        "change",
+        nargs="?",
+        choices=reviewed.ACTIONS,
+        default="enable",
+        metavar="enable|disable",
+        help="what to plan (default: enable)",
+    )
     p.add_argument("--config", type=Path, help="the harness's configuration file")
     _settings_arguments(p)
     p.add_argument(
