@@ -113,7 +113,9 @@ def make_plan(
     versions = harness_versions.found(env=env, home=home)
     if action == "enable" and not allow_untested:
         _check_version(reporter, versions.get(reporter.harness))
-    path = config or reporter.find_config(env)
+    # The file itself, by an absolute name: apply may run from elsewhere, and renaming a
+    # new file over a symlink would replace the link (a dotfiles checkout) with a copy.
+    path = (config or reporter.find_config(env)).resolve()
     copies = _Copies(reporter, code_dir(reporter, env), replace_unmanaged)
     before = _bytes(path)
     try:

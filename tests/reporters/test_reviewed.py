@@ -341,3 +341,15 @@ def test_plugin_management_is_off_until_the_node_opts_in(
         assert not reviewed.management_enabled(state), text
     assert reviewed.default_state_dir({"HOME": "/h"}) == Path("/h/.local/state/roombot")
     assert reviewed.default_state_dir({"ROOMBOT_NODE_STATE": "/s", "HOME": "/h"}) == Path("/s")
+
+
+def test_a_symlinked_configuration_is_written_through_its_link(node: dict[str, Path]) -> None:
+    dotfiles = node["home"] / "dotfiles"
+    dotfiles.mkdir()
+    node["pi"].rename(dotfiles / "settings.json")
+    node["pi"].symlink_to(dotfiles / "settings.json")
+    p = plan(node, "pi")
+    assert p.files == (str(dotfiles / "settings.json"),)
+    apply_digest("pi", p.digest, state_dir=node["state"])
+    assert node["pi"].is_symlink()
+    assert json.loads(node["pi"].read_text())["extensions"] == [str(ROOT / "reporters" / "pi")]
