@@ -375,7 +375,9 @@ def plan_enable(
     *,
     env: Mapping[str, str] | None = None,
     config: Path | None = None,
+    before: Callable[[Json], Json] = lambda tree: tree,
 ) -> list[Change]:
+    """`before` sees the file's tree first (roombot.reviewed looks there for other copies)."""
     env = os.environ if env is None else env
     code = code_dir(reporter, env)
     if not (code / reporter.entry).is_file():
@@ -383,17 +385,22 @@ def plan_enable(
             f"{code}: the {reporter.name} reporter is not there ({reporter.entry})"
         )
     path = config or reporter.find_config(env)
-    return _plan(reporter, path, lambda tree: reporter.enable(tree, code, settings))
+    return _plan(reporter, path, lambda tree: reporter.enable(before(tree), code, settings))
 
 
 def plan_disable(
-    reporter: Reporter, *, env: Mapping[str, str] | None = None, config: Path | None = None
+    reporter: Reporter,
+    *,
+    env: Mapping[str, str] | None = None,
+    config: Path | None = None,
+    before: Callable[[Json], Json] = lambda tree: tree,
 ) -> list[Change]:
     env = os.environ if env is None else env
     path = config or reporter.find_config(env)
     if not path.exists():
         return []
-    return _plan(reporter, path, lambda tree: reporter.disable(tree, code_dir(reporter, env)))
+    code = code_dir(reporter, env)
+    return _plan(reporter, path, lambda tree: reporter.disable(before(tree), code))
 
 
 def render_plan(changes: list[Change]) -> str:
