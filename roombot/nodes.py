@@ -29,6 +29,7 @@ import datetime
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from roombot.events import NodeOffline
 
@@ -39,6 +40,8 @@ __all__ = [
     "NodeInfo",
     "NodeState",
     "NodeTracker",
+    "info_from_json",
+    "info_to_json",
     "offline_event_id",
 ]
 
@@ -83,6 +86,27 @@ class NodeState:
     def deadline(self, offline_after: float) -> float | None:
         """When the node is taken for offline, unless a heartbeat comes first."""
         return self.watch_from + offline_after if self.online else None
+
+
+def info_to_json(info: NodeInfo) -> dict[str, Any]:
+    return {
+        "interval": info.interval,
+        "harnesses": dict(info.harnesses),
+        "reporters": dict(info.reporters),
+        "plugin_management": info.plugin_management,
+        "version": info.version,
+    }
+
+
+def info_from_json(obj: Mapping[str, Any]) -> NodeInfo:
+    """The inverse of info_to_json (for rows this bot wrote itself)."""
+    return NodeInfo(
+        interval=float(obj["interval"]),
+        harnesses=dict(obj.get("harnesses", {})),
+        reporters=dict(obj.get("reporters", {})),
+        plugin_management=bool(obj.get("plugin_management", False)),
+        version=obj.get("version"),
+    )
 
 
 def offline_event_id(node: str, last_seen: float) -> str:
