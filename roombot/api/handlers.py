@@ -138,11 +138,11 @@ async def get_turn(request: web.Request) -> web.Response:
 
 
 async def post_heartbeat(request: web.Request) -> web.Response:
+    sink = request.app[keys.SINK]
     try:
-        beat = parse_heartbeat(request[keys.JSON])
+        beat = parse_heartbeat(request[keys.JSON], sink.heartbeat_interval)
     except BodyError as e:
         raise _body_error(e) from None
-    sink = request.app[keys.SINK]
     if beat.info.interval >= sink.offline_after:
         raise refuse(
             400,

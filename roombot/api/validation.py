@@ -205,14 +205,15 @@ class Heartbeat:
     info: NodeInfo
 
 
-def parse_heartbeat(obj: object) -> Heartbeat:
-    """A node agent's heartbeat; unknown fields are ignored, as in events."""
+def parse_heartbeat(obj: object, default_interval: float) -> Heartbeat:
+    """A node agent's heartbeat; unknown fields are ignored, as in events. An agent that
+    leaves `interval` out beats at the bot's own (`default_interval`)."""
     check("heartbeat", obj)
     assert isinstance(obj, dict)
     return Heartbeat(
         node=obj["node"],
         info=NodeInfo(
-            interval=float(obj["interval"]),
+            interval=float(obj.get("interval", default_interval)),
             harnesses=dict(obj.get("harnesses") or {}),
             reporters=dict(obj.get("reporters") or {}),
             plugin_management=bool(obj.get("plugin_management", False)),
