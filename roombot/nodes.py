@@ -21,6 +21,9 @@ Decisions (docs/nodes.md repeats them):
   is online: a heartbeat for it from another source is refused (`NodeClaimed`), so
   no source can keep another's node alive or speak for it. Once the node is offline
   another source may take the name over.
+- Rooms. A heartbeat carries the rooms its source may post to (None: every room);
+  the node's `NodeOffline` names them, so a source allowed some rooms can end only
+  the turns in its own rooms, as a posted node.offline needs every room.
 """
 
 from __future__ import annotations
@@ -77,6 +80,7 @@ class NodeState:
     node: str
     source: str  # the source whose token sent the heartbeats
     info: NodeInfo
+    rooms: frozenset[str] | None  # the source's rooms; None: every room
     last_seen: float  # the bot's clock at the last heartbeat
     online: bool
     since: float  # when it last became online or offline
@@ -137,7 +141,15 @@ class NodeTracker:
                 state, watch_from=max(state.last_seen, state.watch_from, started_at)
             )
 
-    def heartbeat(self, node: str, info: NodeInfo, now: float, *, source: str) -> NodeState:
+    def heartbeat(
+        self,
+        node: str,
+        info: NodeInfo,
+        now: float,
+        *,
+        source: str,
+        rooms: frozenset[str] | None = None,
+    ) -> NodeState:
         """Record a heartbeat; raises NodeClaimed when another source holds the node."""
         old = self._nodes.get(node)
         if old is not None and old.online and old.source != source:
@@ -147,6 +159,7 @@ class NodeTracker:
             node=node,
             source=source,
             info=info,
+            rooms=rooms,
             last_seen=now,
             online=True,
             since=old.since if old is not None and not back else now,
@@ -173,6 +186,7 @@ class NodeTracker:
                 NodeOffline(
                     node=node,
                     error={"text": text},
+                    rooms=None if state.rooms is None else tuple(sorted(state.rooms)),
                     event_id=offline_event_id(node, state.last_seen),
                     at=now,
                 )

@@ -119,6 +119,7 @@ CREATE INDEX IF NOT EXISTS seen_now ON seen (now);
 CREATE TABLE IF NOT EXISTS nodes (
     node TEXT PRIMARY KEY,
     source TEXT NOT NULL,   -- the source whose token sent its heartbeats
+    rooms TEXT,             -- that source's rooms as a JSON array; NULL: every room
     info TEXT NOT NULL,     -- the last heartbeat's NodeInfo as JSON
     last_seen REAL NOT NULL,
     online INTEGER NOT NULL,
@@ -130,9 +131,10 @@ CREATE TABLE IF NOT EXISTS nodes (
 NODE_WRITE_EVERY = 60.0
 
 
-def _node_row(s: NodeState) -> tuple[str, str, str, float, int, float]:
+def _node_row(s: NodeState) -> tuple[str, str, str | None, str, float, int, float]:
     info = json.dumps(info_to_json(s.info), ensure_ascii=False)
-    return (s.node, s.source, info, s.last_seen, int(s.online), s.since)
+    rooms = None if s.rooms is None else json.dumps(sorted(s.rooms), ensure_ascii=False)
+    return (s.node, s.source, rooms, info, s.last_seen, int(s.online), s.since)
 
 
 def _turn_of(event: Event) -> str | None:
@@ -294,13 +296,16 @@ class Pipeline:
 
     # -- nodes -----------------------------------------------------------------
 
-    def heartbeat(self, node: str, info: NodeInfo, *, source: str) -> NodeState:
-        """Record a node's heartbeat (NodeClaimed when another source holds the node)."""
+    def heartbeat(
+        self, node: str, info: NodeInfo, *, source: str, rooms: frozenset[str] | None = None
+    ) -> NodeState:
+        """Record a node's heartbeat (NodeClaimed when another source holds the node);
+        `rooms`: those the source may post to, None for every room."""
         if self._engine is None or self._engine.done():
             raise Unavailable("the pipeline is not running")
         now = self.clock()
         old = self.nodes.get(node)
-        state = self.nodes.heartbeat(node, info, now, source=source)
+        state = self.nodes.heartbeat(node, info, now, source=source, rooms=rooms)
         if old is None or not old.online:
             log.info("node online", extra={"node": node, "source": source})
         if (
@@ -308,6 +313,7 @@ class Pipeline:
             or not old.online
             or old.info != info
             or old.source != source
+            or old.rooms != rooms
             or now - self._node_written.get(node, -math.inf) >= NODE_WRITE_EVERY
         ):
             self._dirty_nodes.add(node)
@@ -343,14 +349,16 @@ class Pipeline:
             NodeState(
                 node=node,
                 source=source,
+                rooms=None if rooms is None else frozenset(json.loads(rooms)),
                 info=info_from_json(json.loads(info)),
                 last_seen=last_seen,
                 online=bool(online),
                 since=since,
                 watch_from=last_seen,
             )
-            for node, source, info, last_seen, online, since in db.execute(
-                "SELECT node, source, info, last_seen, online, since FROM nodes ORDER BY node"
+            for node, source, rooms, info, last_seen, online, since in db.execute(
+                "SELECT node, source, rooms, info, last_seen, online, since FROM nodes "
+                "ORDER BY node"
             )
         ]
         return list(db.execute("SELECT kind, now, body FROM journal ORDER BY seq"))
@@ -396,8 +404,8 @@ class Pipeline:
     @staticmethod
     def _write_nodes(db: sqlite3.Connection, nodes: Sequence[NodeState]) -> None:
         db.executemany(
-            "INSERT OR REPLACE INTO nodes (node, source, info, last_seen, online, since) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT OR REPLACE INTO nodes (node, source, rooms, info, last_seen, online, since) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
             [_node_row(s) for s in nodes],
         )
 

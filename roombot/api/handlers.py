@@ -151,8 +151,11 @@ async def post_heartbeat(request: web.Request) -> web.Response:
             field="interval",
             expected=f"a number of seconds below {sink.offline_after:g}",
         )
+    source = request[keys.SOURCE]
+    # A source allowed some rooms can end, by going silent, only the turns in those.
+    rooms = None if source.all_rooms else source.rooms
     try:
-        sink.heartbeat(beat.node, beat.info, source=request[keys.SOURCE].name)
+        sink.heartbeat(beat.node, beat.info, source=source.name, rooms=rooms)
     except NodeClaimed as e:
         raise refuse(409, str(e), field="node") from None
     except Unavailable as e:

@@ -25,7 +25,9 @@ class Sink(Protocol):
 
     def status(self, turn: str) -> TurnStatus | None: ...
 
-    def heartbeat(self, node: str, info: NodeInfo, *, source: str) -> NodeState:
+    def heartbeat(
+        self, node: str, info: NodeInfo, *, source: str, rooms: frozenset[str] | None = None
+    ) -> NodeState:
         """Raises roombot.nodes.NodeClaimed when another source holds the node."""
         ...
 

@@ -8,7 +8,7 @@ from typing import Any
 from aiohttp.test_utils import TestClient
 
 from roombot.pipeline import Pipeline
-from tests.api.conftest import auth
+from tests.api.conftest import OTHER, ROOM, auth
 
 BEAT: dict[str, Any] = {
     "node": "gpu-1",
@@ -85,10 +85,14 @@ async def test_a_node_online_under_one_source_is_refused_to_another(
 
 
 async def test_each_source_sees_its_own_nodes_and_an_all_rooms_source_sees_every_one(
-    client: TestClient[Any, Any],
+    client: TestClient[Any, Any], pipeline: Pipeline
 ) -> None:
     await post(client, {**BEAT, "node": "hub-node"}, "hub")
     await post(client, {**BEAT, "node": "engine-node"}, "engine")
+    await post(client, {**BEAT, "node": "ops-node"}, "ops")
+    # What a node's silence may end: its source's rooms.
+    rooms = {s.node: s.rooms for s in pipeline.node_states()}
+    assert rooms == {"hub-node": {ROOM}, "engine-node": {OTHER}, "ops-node": None}
 
     async def seen(who: str) -> list[str]:
         resp = await client.get("/v1/nodes", headers=auth(who))
@@ -97,7 +101,7 @@ async def test_each_source_sees_its_own_nodes_and_an_all_rooms_source_sees_every
 
     assert await seen("hub") == ["hub-node"]
     assert await seen("engine") == ["engine-node"]
-    assert await seen("ops") == ["engine-node", "hub-node"]
+    assert await seen("ops") == ["engine-node", "hub-node", "ops-node"]
     assert await seen("tiny") == []
 
 

@@ -16,7 +16,7 @@ from roombot.nodes import NodeClaimed, NodeInfo
 from roombot.outbox import Outbox
 from roombot.pipeline import Pipeline, Unavailable
 from roombot.turns import TurnMachine, TurnRules
-from tests.api.conftest import started
+from tests.api.conftest import OTHER, ROOM, started
 from tests.api.test_api import wait_for
 
 RULES = TurnRules(grace=0.2, settle=0.2)
@@ -134,4 +134,36 @@ async def test_a_node_held_by_one_source_is_refused_to_another(tmp_path: Path) -
     with pytest.raises(NodeClaimed):
         p.heartbeat("gpu-1", INFO, source="engine")
     await p.stop()
+    outbox.close()
+
+
+async def test_the_node_of_a_source_allowed_one_room_ends_only_that_rooms_turns(
+    tmp_path: Path,
+) -> None:
+    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    clock = Clock()
+    p = pipeline(tmp_path, outbox, clock)
+    await p.start()
+    p.heartbeat("gpu-1", INFO, source="hub", rooms=frozenset({ROOM}))
+    await p.accept(
+        [
+            parse_event(started("mine", node="gpu-1", event_id="m-s")),
+            parse_event(started("theirs", room=OTHER, node="gpu-1", event_id="t-s")),
+        ]
+    )
+    clock.now += 5.1
+    p.heartbeat("other", INFO, source="ops")
+    await wait_for(lambda: outbox.get("mine/post") is not None)
+    await asyncio.sleep(0.2)
+    assert outbox.get("theirs/post") is None
+    status = p.status("theirs")
+    assert status is not None and status.state == "open"
+    await p.stop()
+    again = pipeline(tmp_path, outbox, clock)
+    await again.start()
+    assert {s.node: s.rooms for s in again.node_states()} == {
+        "gpu-1": frozenset({ROOM}),
+        "other": None,
+    }
+    await again.stop()
     outbox.close()

@@ -185,3 +185,17 @@ def test_two_open_turns_get_node_offline_cards_and_one_recovers_when_it_ends_wel
     later += machine.feed(ended(12.0, turn="t1"), 12.0)
     later += machine.tick(100.0)
     assert [(type(d), d.turn) for d in later] == [(Retract, "t1")]
+
+
+def test_a_node_of_a_source_allowed_some_rooms_ends_only_the_turns_in_those() -> None:
+    machine = TurnMachine(RULES)
+    tracker = NodeTracker(3.0)
+    tracker.heartbeat("gpu-1", INFO, 0.0, source="team-a", rooms=frozenset({"!b:x", "!a:x"}))
+    out = []
+    for turn, room in (("in-a", "!a:x"), ("in-c", "!c:x")):
+        out += machine.feed(started(0.1, turn=turn, node="gpu-1", room=room), 0.1)
+    [event] = tracker.tick(3.0)
+    assert event.rooms == ("!a:x", "!b:x")
+    out += machine.feed(event, 3.0)
+    out += machine.tick(50.0)
+    assert [d.turn for d in out if isinstance(d, Post)] == ["in-a"]
