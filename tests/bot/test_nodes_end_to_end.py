@@ -24,6 +24,7 @@ from cards.shape import TurnError
 from roombot.devserver import DevServer, free_port
 from tests.bot.helpers import make_team
 from tests.bot.test_end_to_end import wait_healthy
+from tests.prom import value
 
 ROOT = Path(__file__).resolve().parents[2]
 CI_TOKEN = "nodes-e2e-ci-token-0123456789ab"
@@ -122,6 +123,12 @@ async def test_a_killed_node_agent_gives_two_cards_and_a_turn_that_ends_well_rec
             assert all(s.encrypted for s in seen)
             decided = max(c.failed_at or 0 for c in cards.values()) / 1000 - killed
             print(f"nodes e2e: both cards decided {decided:.2f} s after the kill")
+            metrics = f"http://127.0.0.1:{metrics_port}/metrics"
+            async with http.get(metrics) as r:
+                text = await r.text()
+            assert value(text, "roombot_node_online", node=NODE) == 0
+            assert value(text, "roombot_nodes", state="offline") == 1
+            assert value(text, "roombot_node_last_seen_age_seconds", node=NODE) >= OFFLINE_AFTER
 
             # The agent comes back; t1 ends well within the retract window.
             agent = start_agent()
@@ -148,6 +155,11 @@ async def test_a_killed_node_agent_gives_two_cards_and_a_turn_that_ends_well_rec
             async with http.get(api + "/v1/nodes") as r:
                 [state] = [n for n in (await r.json())["nodes"] if n["node"] == NODE]
             assert state["online"] and state["source"] == "node"
+            async with http.get(metrics) as r:
+                text = await r.text()
+            assert value(text, "roombot_node_online", node=NODE) == 1
+            assert value(text, "roombot_nodes", state="online") == 1
+            assert value(text, "roombot_node_last_seen_age_seconds", node=NODE) < 2 * INTERVAL
         agent.send_signal(signal.SIGTERM)
         assert agent.wait(10) == 0, node_log.read_text()[-3000:]
         bot.send_signal(signal.SIGTERM)
