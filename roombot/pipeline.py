@@ -317,8 +317,10 @@ class Pipeline:
             or now - self._node_written.get(node, -math.inf) >= NODE_WRITE_EVERY
         ):
             self._dirty_nodes.add(node)
-        # The deadline moved; the engine's wait must learn of it.
-        self._wake.set()
+            # A row to write, perhaps a new deadline (a new node's, one back online)
+            # earlier than the one the engine waits for: wake it. A plain heartbeat only
+            # postpones its node's deadline; the engine finds that out when it wakes.
+            self._wake.set()
         return state
 
     def node_states(self) -> list[NodeState]:
@@ -507,14 +509,14 @@ class Pipeline:
         self._tick(self.clock())
         while not self._stopping:
             deadline = self.machine.next_deadline()
-            node_deadline = self.nodes.next_deadline()
-            if node_deadline is not None:
-                deadline = node_deadline if deadline is None else min(deadline, node_deadline)
             if deadline is not None:
                 deadline = max(deadline, self._hold_ticks_until)
+            # The nodes' own deadline: it ticks the tracker, never the rules (no tick row).
+            node_deadline = self.nodes.next_deadline()
             timeout = self.prune_every
-            if deadline is not None:
-                timeout = min(timeout, max(0.0, deadline - self.clock()))
+            for due in (deadline, node_deadline):
+                if due is not None:
+                    timeout = min(timeout, max(0.0, due - self.clock()))
             if self._queue.empty() and not self._dirty_nodes:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
@@ -522,6 +524,8 @@ class Pipeline:
             now = self.clock()
             if deadline is not None and now >= deadline:
                 self._tick(now)
+            if node_deadline is not None and now >= node_deadline:
+                self._tick_nodes(now)
             if not self._queue.empty() or self._dirty_nodes:
                 await self._commit_group(loop)
             if now - self._last_prune >= self.prune_every:
@@ -534,7 +538,6 @@ class Pipeline:
     def _tick(self, now: float, *, journal: bool = True) -> None:
         if journal:
             self._ticks.append(now)
-            self._tick_nodes(now)  # not in a replay: the nodes table holds their state
         try:
             self._after(self.machine.tick(now), now, None)
         except Exception:
