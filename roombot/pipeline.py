@@ -20,7 +20,7 @@ same calls). Decisions the replay re-derives are enqueued again; the outbox igno
 keys it already holds, so nothing is posted twice.
 
 Nodes: heartbeats (`heartbeat`) go to a `roombot.nodes.NodeTracker`, which the engine
-ticks with the turn rules; the `node.offline` events it makes pass the same gate as a
+ticks at its own deadline; the `node.offline` events it makes pass the same gate as a
 source's (redactor, journal, event ids) before the rules see them. The tracker's state
 is the `nodes` table of the same SQLite file, written with the next commit: a node
 taken for offline is marked so in the very transaction that journals its node.offline,
