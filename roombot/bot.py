@@ -28,6 +28,7 @@ from roombot.metrics import (
     bot_registry,
     counter,
     gauge,
+    node_families,
     redactor_families,
 )
 from roombot.observe import make_observe_app, serve
@@ -74,6 +75,8 @@ class Bot:
             TurnMachine(config.turns, dict(config.reporters)),
             self.outbox,
             redactor=self.redactor,
+            offline_after=config.nodes.offline_after,
+            heartbeat_interval=config.nodes.heartbeat_interval,
         )
         self.started = asyncio.Event()
         self._stop = asyncio.Event()
@@ -136,6 +139,7 @@ class Bot:
             self.shell.last_sync,
         )
         yield from redactor_families(self.redactor)
+        yield from node_families(self.pipeline.node_states(), time.time())
 
     def health(self) -> tuple[bool, dict[str, Any]]:
         age = time.time() - self.shell.last_sync if self.shell.last_sync else None

@@ -22,6 +22,7 @@ from typing import Any, Literal
 from roombot import env_names
 from roombot.api.settings import ApiSettings, parse_api_settings
 from roombot.configerror import ConfigError as ConfigError  # raised by every section
+from roombot.nodes import DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_OFFLINE_AFTER
 from roombot.redact import RedactError, Redactor
 from roombot.turns import TurnRules
 
@@ -130,6 +131,14 @@ class RedactConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class NodesConfig:
+    """[nodes]: node agents' heartbeats (docs/nodes.md)."""
+
+    heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL  # told to agents without --interval
+    offline_after: float = DEFAULT_OFFLINE_AFTER  # silence after which a node is offline
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     state_dir: Path
     matrix: MatrixConfig
@@ -143,6 +152,7 @@ class Config:
     turns: TurnRules = field(default_factory=TurnRules)
     # reporter name -> how to enable it (named in a card's note by the turn rules)
     reporters: Mapping[str, str] = field(default_factory=dict)
+    nodes: NodesConfig = field(default_factory=NodesConfig)
 
     def room(self, ref: str) -> RoomConfig | None:
         return next((r for r in self.rooms if r.room == ref), None)
@@ -417,6 +427,19 @@ def parse_config(
     except RedactError as e:
         raise ConfigError(e.key, e.problem) from e
 
+    nd = top.table("nodes")
+    nodes = NodesConfig(
+        heartbeat_interval=nd.number("heartbeat_interval", DEFAULT_HEARTBEAT_INTERVAL, minimum=0.1),
+        offline_after=nd.number("offline_after", DEFAULT_OFFLINE_AFTER, minimum=0.5),
+    )
+    if nodes.offline_after <= nodes.heartbeat_interval:
+        raise ConfigError(
+            nd.key("offline_after"),
+            f"must be longer than nodes.heartbeat_interval ({nodes.heartbeat_interval:g} s), "
+            "or every node is taken for offline between two heartbeats",
+        )
+    nd.finish()
+
     turns = _turn_rules(top.table("turns"))
     reporters = top.raw("reporters") or {}
     if not isinstance(reporters, dict):
@@ -444,4 +467,5 @@ def parse_config(
         redact=redact,
         turns=turns,
         reporters=dict(reporters),
+        nodes=nodes,
     )

@@ -15,7 +15,9 @@ Decisions where docs/design.md is silent (docs/turns.md repeats them):
 - `turn.ended` carries exactly one of `stop_reason` and `error`.
 - `harness.exited` and `node.offline` need no `turn` (they concern every open
   turn of that harness or node); `error` is optional on them. `harness.exited`
-  may narrow its match with `node` and `session`.
+  may narrow its match with `node` and `session`, `node.offline` with `rooms`
+  (a non-empty list of rooms: only the node's turns in those rooms; the bot's
+  heartbeat tracker sets it for a node whose source is allowed only some rooms).
 - `error` is a non-empty object. Its known forms are checked (`status`,
   `acp`, `ironflow`, `exit`, `text`, with `provider`/`model` beside them);
   other keys are kept untouched for the normalisers, so a source may add a
@@ -152,6 +154,7 @@ class HarnessExited:
 class NodeOffline:
     node: str
     error: RawError | None = None
+    rooms: tuple[str, ...] | None = None  # None: the node's turns in every room
     turn: str | None = None  # informational only
     event_id: str | None = None
     at: float | None = None
@@ -326,6 +329,7 @@ def parse_event(obj: object) -> Event:
         return NodeOffline(
             node=_req(obj, "node"),
             error=_error(obj, "error", required=False),
+            rooms=_rooms(obj),
             turn=_name(obj, "turn", required=False),
             event_id=event_id,
             at=at,
@@ -387,6 +391,18 @@ def parse_event(obj: object) -> Event:
     )
 
 
+def _rooms(obj: Mapping[str, Any]) -> tuple[str, ...] | None:
+    value = obj.get("rooms")
+    if value is None:
+        return None
+    if not isinstance(value, list) or not value:
+        raise EventError("rooms", f"a non-empty array of room ids, got {_show(value)}")
+    for i, room in enumerate(value):
+        if not isinstance(room, str) or not room:
+            raise EventError(f"rooms[{i}]", f"a non-empty string, got {_show(room)}")
+    return tuple(value)
+
+
 def _req(obj: Mapping[str, Any], key: str) -> str:
     value = _name(obj, key, required=True)
     assert value is not None  # _name raised otherwise
@@ -408,6 +424,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
             continue
         if isinstance(value, StopReason):
             value = value.value
+        elif isinstance(value, tuple):
+            value = list(value)
         elif isinstance(value, Mapping):
             value = dict(value)
         out[name] = value

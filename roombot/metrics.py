@@ -22,6 +22,7 @@ from prometheus_client import (
 )
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
 
+from roombot.nodes import NodeState
 from roombot.redact import Redactor
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "bot_registry",
     "counter",
     "gauge",
+    "node_families",
     "redactor_families",
     "render",
 ]
@@ -108,3 +110,24 @@ def redactor_families(redactor: Redactor) -> list[Metric]:
 def render(registry: CollectorRegistry) -> bytes:
     """The registry in the Prometheus text format (what every /metrics answers)."""
     return generate_latest(registry)
+
+
+def node_families(states: Iterable[NodeState], now: float) -> list[Metric]:
+    """Nodes online and offline, and per node whether it is online and its silence."""
+    states = list(states)
+    count = gauge("roombot_nodes", "Nodes known to the bot, by state", labels=("state",))
+    online = sum(s.online for s in states)
+    count.add_metric(["online"], online)
+    count.add_metric(["offline"], len(states) - online)
+    up = gauge(
+        "roombot_node_online", "1 while the node is online, 0 once offline", labels=("node",)
+    )
+    age = gauge(
+        "roombot_node_last_seen_age_seconds",
+        "Seconds since the node's last heartbeat",
+        labels=("node",),
+    )
+    for s in states:
+        up.add_metric([s.node], 1.0 if s.online else 0.0)
+        age.add_metric([s.node], max(0.0, now - s.last_seen))
+    return [count, up, age]

@@ -19,6 +19,15 @@ tick at the `now` it ran at (ticks are journalled too, so the replay repeats the
 same calls). Decisions the replay re-derives are enqueued again; the outbox ignores
 keys it already holds, so nothing is posted twice.
 
+Nodes: heartbeats (`heartbeat`) go to a `roombot.nodes.NodeTracker`, which the engine
+ticks at its own deadline; the `node.offline` events it makes pass the same gate as a
+source's (redactor, journal, event ids) before the rules see them. The tracker's state
+is the `nodes` table of the same SQLite file, written with the next commit: a node
+taken for offline is marked so in the very transaction that journals its node.offline,
+so a restart can neither lose nor repeat it. A heartbeat is not journalled; its row is
+rewritten when something changes and at least every NODE_WRITE_EVERY seconds (the
+restart rule counts silence from the start anyway, so a lost last_seen costs nothing).
+
 Bound: rows of a turn that was decided longer ago than the rules' horizon
 (`TurnRules.dedup_horizon`, after which the machine forgets the turn too) are dropped,
 and event ids are remembered for as long.
@@ -47,6 +56,15 @@ from roombot.events import (
     TurnStarted,
     event_to_json,
     parse_event,
+)
+from roombot.nodes import (
+    DEFAULT_HEARTBEAT_INTERVAL,
+    DEFAULT_OFFLINE_AFTER,
+    NodeInfo,
+    NodeState,
+    NodeTracker,
+    info_from_json,
+    info_to_json,
 )
 from roombot.private_files import create_dirs, private_sqlite
 from roombot.redact import Redactor
@@ -98,7 +116,25 @@ CREATE TABLE IF NOT EXISTS seen (
     now REAL NOT NULL
 );
 CREATE INDEX IF NOT EXISTS seen_now ON seen (now);
+CREATE TABLE IF NOT EXISTS nodes (
+    node TEXT PRIMARY KEY,
+    source TEXT NOT NULL,   -- the source whose token sent its heartbeats
+    rooms TEXT,             -- that source's rooms as a JSON array; NULL: every room
+    info TEXT NOT NULL,     -- the last heartbeat's NodeInfo as JSON
+    last_seen REAL NOT NULL,
+    online INTEGER NOT NULL,
+    since REAL NOT NULL
+);
 """
+
+# A node's row is rewritten at least this often while its heartbeats only move last_seen.
+NODE_WRITE_EVERY = 60.0
+
+
+def _node_row(s: NodeState) -> tuple[str, str, str | None, str, float, int, float]:
+    info = json.dumps(info_to_json(s.info), ensure_ascii=False)
+    rooms = None if s.rooms is None else json.dumps(sorted(s.rooms), ensure_ascii=False)
+    return (s.node, s.source, rooms, info, s.last_seen, int(s.online), s.since)
 
 
 def _turn_of(event: Event) -> str | None:
@@ -128,6 +164,8 @@ class Pipeline:
         max_group: int = 512,
         prune_every: float = 60.0,
         redactor: Redactor | None = None,
+        offline_after: float = DEFAULT_OFFLINE_AFTER,
+        heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL,
     ) -> None:
         self.path = Path(journal_path)
         self.redactor = Redactor() if redactor is None else redactor
@@ -148,6 +186,7 @@ class Pipeline:
         self._ticks: list[float] = []  # ticks not yet journalled (written with the next commit)
         self._last_prune = 0.0
         self._hold_ticks_until = -math.inf
+        self._stopping = False
         # What the API needs to know without asking SQLite: bounded by the pruning.
         # turn -> (room, event_id) of its first turn.started
         self._room: dict[str, tuple[str, str | None]] = {}
@@ -163,26 +202,41 @@ class Pipeline:
             "commits": 0,
         }
         self.replayed = 0
+        self.offline_after = offline_after
+        self.heartbeat_interval = heartbeat_interval
+        self.nodes = NodeTracker(offline_after)  # rebuilt from the nodes table at start
+        self._stored_nodes: list[NodeState] = []
+        self._dirty_nodes: set[str] = set()  # rows to write with the next commit
+        self._node_written: dict[str, float] = {}
 
     # -- lifetime --------------------------------------------------------------
 
     async def start(self) -> None:
         """Open the journal, replay it into the machine, start the engine."""
         loop = asyncio.get_running_loop()
+        self._stopping = False
         rows = await loop.run_in_executor(self._io, self._open_db)
         self._replay(rows)
+        self.nodes = NodeTracker(
+            self.offline_after, started_at=self.clock(), known=self._stored_nodes
+        )
+        self._node_written = {s.node: self.clock() for s in self._stored_nodes}
         self._engine = asyncio.create_task(self._run(), name="pipeline")
 
     async def stop(self) -> None:
         """Stop the engine; accepts already queued are committed first."""
         if self._engine is not None:
+            # Python 3.11's wait_for can swallow a cancel that meets a wake-up (a
+            # heartbeat's): the flag ends the loop then.
+            self._stopping = True
+            self._wake.set()
             self._engine.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._engine
             self._engine = None
         loop = asyncio.get_running_loop()
         if self._db is not None:
-            await loop.run_in_executor(self._io, self._flush_and_close)
+            await loop.run_in_executor(self._io, self._flush_and_close, self._take_dirty_nodes())
         self._io.shutdown(wait=True)
 
     @property
@@ -240,6 +294,50 @@ class Pipeline:
     def backlog(self) -> int:
         return self._queue.qsize()
 
+    # -- nodes -----------------------------------------------------------------
+
+    def heartbeat(
+        self, node: str, info: NodeInfo, *, source: str, rooms: frozenset[str] | None = None
+    ) -> NodeState:
+        """Record a node's heartbeat (NodeClaimed when another source holds the node);
+        `rooms`: those the source may post to, None for every room."""
+        if self._engine is None or self._engine.done():
+            raise Unavailable("the pipeline is not running")
+        now = self.clock()
+        old = self.nodes.get(node)
+        state = self.nodes.heartbeat(node, info, now, source=source, rooms=rooms)
+        if old is None or not old.online:
+            log.info("node online", extra={"node": node, "source": source})
+        if (
+            old is None
+            or not old.online
+            or old.info != info
+            or old.source != source
+            or old.rooms != rooms
+            or now - self._node_written.get(node, -math.inf) >= NODE_WRITE_EVERY
+        ):
+            self._dirty_nodes.add(node)
+            # A row to write, perhaps a new deadline (a new node's, one back online)
+            # earlier than the one the engine waits for: wake it. A plain heartbeat only
+            # postpones its node's deadline; the engine finds that out when it wakes.
+            self._wake.set()
+        return state
+
+    def node_states(self) -> list[NodeState]:
+        return self.nodes.nodes()
+
+    def _tick_nodes(self, now: float) -> None:
+        events = self.nodes.tick(now)
+        if not events:
+            return
+        for ev in events:
+            self._dirty_nodes.add(ev.node)
+            log.warning("node offline", extra={"node": ev.node})
+        future: asyncio.Future[list[Ack]] = asyncio.get_running_loop().create_future()
+        # Nobody awaits this one: a failed commit is logged by _commit_group already.
+        future.add_done_callback(lambda f: f.cancelled() or f.exception())
+        self._queue.put_nowait(_Pending([self.redactor.event(ev) for ev in events], future))
+
     # -- the journal (runs on the journal thread) --------------------------------
 
     def _open_db(self) -> list[tuple[str, float, str | None]]:
@@ -249,10 +347,30 @@ class Pipeline:
         db.execute("PRAGMA synchronous=FULL")  # a commit is on disk before the 202
         db.executescript(_SCHEMA)
         self._db = db
+        self._stored_nodes = [
+            NodeState(
+                node=node,
+                source=source,
+                rooms=None if rooms is None else frozenset(json.loads(rooms)),
+                info=info_from_json(json.loads(info)),
+                last_seen=last_seen,
+                online=bool(online),
+                since=since,
+                watch_from=last_seen,
+            )
+            for node, source, rooms, info, last_seen, online, since in db.execute(
+                "SELECT node, source, rooms, info, last_seen, online, since FROM nodes "
+                "ORDER BY node"
+            )
+        ]
         return list(db.execute("SELECT kind, now, body FROM journal ORDER BY seq"))
 
     def _commit(
-        self, groups: list[Sequence[Event]], now: float, ticks: list[float]
+        self,
+        groups: list[Sequence[Event]],
+        now: float,
+        ticks: list[float],
+        nodes: Sequence[NodeState] = (),
     ) -> list[list[Ack]]:
         db = self._db
         assert db is not None
@@ -278,11 +396,20 @@ class Pipeline:
                         )
                     acks.append(Ack(ev.event_id, ev.turn, duplicate))
                 out.append(acks)
+            self._write_nodes(db, nodes)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
             raise
         return out
+
+    @staticmethod
+    def _write_nodes(db: sqlite3.Connection, nodes: Sequence[NodeState]) -> None:
+        db.executemany(
+            "INSERT OR REPLACE INTO nodes (node, source, rooms, info, last_seen, online, since) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [_node_row(s) for s in nodes],
+        )
 
     def _write_ticks(self, ticks: list[float]) -> None:
         db = self._db
@@ -317,12 +444,15 @@ class Pipeline:
             raise
         return deleted
 
-    def _flush_and_close(self) -> None:
+    def _flush_and_close(self, nodes: Sequence[NodeState] = ()) -> None:
         if self._db is None:
             return
         if self._ticks:
             self._write_ticks(self._ticks)
             self._ticks = []
+        if nodes:
+            with self._db:
+                self._write_nodes(self._db, nodes)
         self._db.close()
         self._db = None
 
@@ -377,21 +507,26 @@ class Pipeline:
         loop = asyncio.get_running_loop()
         # Catch up with deadlines that passed while the bot was down.
         self._tick(self.clock())
-        while True:
+        while not self._stopping:
             deadline = self.machine.next_deadline()
             if deadline is not None:
                 deadline = max(deadline, self._hold_ticks_until)
+            # The nodes' own deadline: it ticks the tracker, never the rules (no tick row).
+            node_deadline = self.nodes.next_deadline()
             timeout = self.prune_every
-            if deadline is not None:
-                timeout = min(timeout, max(0.0, deadline - self.clock()))
-            if self._queue.empty():
+            for due in (deadline, node_deadline):
+                if due is not None:
+                    timeout = min(timeout, max(0.0, due - self.clock()))
+            if self._queue.empty() and not self._dirty_nodes:
                 self._wake.clear()
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout)
             now = self.clock()
             if deadline is not None and now >= deadline:
                 self._tick(now)
-            if not self._queue.empty():
+            if node_deadline is not None and now >= node_deadline:
+                self._tick_nodes(now)
+            if not self._queue.empty() or self._dirty_nodes:
                 await self._commit_group(loop)
             if now - self._last_prune >= self.prune_every:
                 self._last_prune = now
@@ -418,18 +553,22 @@ class Pipeline:
             batch.append(self._queue.get_nowait())
         now = self.clock()
         ticks, self._ticks = self._ticks, []
+        nodes = self._take_dirty_nodes()
         try:
             results = await loop.run_in_executor(
-                self._io, self._commit, [p.events for p in batch], now, ticks
+                self._io, self._commit, [p.events for p in batch], now, ticks, nodes
             )
         except Exception as e:  # the disk said no: every waiting source gets an error
             self._ticks = ticks + self._ticks
+            self._dirty_nodes.update(s.node for s in nodes)
             log.exception("journal commit failed")
             for p in batch:
                 if not p.future.done():
                     p.future.set_exception(Unavailable(f"the journal write failed: {e}"))
             return
         self.counts["commits"] += 1
+        for s in nodes:
+            self._node_written[s.node] = now
         for p, acks in zip(batch, results, strict=True):
             for ev, ack in zip(p.events, acks, strict=True):
                 if not ack.duplicate:
@@ -444,6 +583,10 @@ class Pipeline:
                     continue
                 self.counts["accepted"] += 1
                 self._feed(ev, now)
+
+    def _take_dirty_nodes(self) -> list[NodeState]:
+        dirty, self._dirty_nodes = self._dirty_nodes, set()
+        return [s for n in sorted(dirty) if (s := self.nodes.get(n)) is not None]
 
     def _feed(self, event: Event, now: float) -> None:
         try:

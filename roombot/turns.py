@@ -546,7 +546,7 @@ class TurnMachine:
             if turn.state is not TurnState.OPEN and turn.state is not TurnState.GRACE:
                 continue
             if isinstance(event, NodeOffline):
-                hit = turn.node == event.node
+                hit = turn.node == event.node and (event.rooms is None or turn.room in event.rooms)
             else:
                 hit = (
                     turn.harness == event.harness

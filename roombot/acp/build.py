@@ -39,6 +39,7 @@ def started(
     session: str,
     provider: str | None,
     model: str | None,
+    node: str | None = None,
 ) -> Event:
     ev = _base("turn.started", turn, "started", at)
     ev["room"] = room
@@ -48,6 +49,8 @@ def started(
         ev["provider"] = provider
     if model is not None:
         ev["model"] = model
+    if node is not None:
+        ev["node"] = node
     return ev
 
 

@@ -370,6 +370,7 @@ class Observer:
             session=session.id,
             provider=s.provider,
             model=model,
+            node=s.node,
         )
 
     # -- helpers ----------------------------------------------------------------------

@@ -19,6 +19,7 @@ class ObserverSettings:
     harness: str | None = None
     provider: str | None = None
     model: str | None = None
+    node: str | None = None  # the machine's name (roombot.node_name), for node.offline
     run: str = "run"  # this proxy run's id, for turns on sessions it did not create
     flush_bytes: int = 16 * 1024
     flush_seconds: float = 1.0
@@ -39,6 +40,7 @@ def to_json(
             "provider": settings.provider,
             "model": settings.model,
             "run": settings.run,
+            "node": settings.node,
         },
         "rules": {
             "room": rules.room,

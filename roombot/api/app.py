@@ -21,6 +21,8 @@ ROUTES: tuple[tuple[str, str, handlers.Handler], ...] = (
     ("POST", "/v1/batch", handlers.post_batch),
     ("POST", "/v1/reports", handlers.post_report),
     ("GET", "/v1/turns/{turn}", handlers.get_turn),
+    ("POST", "/v1/nodes/heartbeat", handlers.post_heartbeat),
+    ("GET", "/v1/nodes", handlers.get_nodes),
     ("GET", "/healthz", handlers.healthz),
     ("GET", "/metrics", handlers.metrics),
 )

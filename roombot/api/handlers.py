@@ -12,12 +12,29 @@ from cards.codec import to_payload
 from roombot.api import keys
 from roombot.api.middlewares import Handler, refuse
 from roombot.api.rooms import RoomRefused, check_rooms
-from roombot.api.validation import BodyError, parse_batch, parse_one, parse_report
+from roombot.api.validation import (
+    BodyError,
+    parse_batch,
+    parse_heartbeat,
+    parse_one,
+    parse_report,
+)
 from roombot.events import Event
+from roombot.nodes import NodeClaimed, NodeState
 from roombot.observe import metrics_response
 from roombot.pipeline import Ack, TurnStatus, Unavailable
 
-__all__ = ["Handler", "get_turn", "healthz", "metrics", "post_batch", "post_event", "post_report"]
+__all__ = [
+    "Handler",
+    "get_nodes",
+    "get_turn",
+    "healthz",
+    "metrics",
+    "post_batch",
+    "post_event",
+    "post_heartbeat",
+    "post_report",
+]
 
 
 def _body_error(e: BodyError) -> web.HTTPException:
@@ -118,6 +135,58 @@ async def get_turn(request: web.Request) -> web.Response:
             "card": _card(status),
         }
     )
+
+
+async def post_heartbeat(request: web.Request) -> web.Response:
+    sink = request.app[keys.SINK]
+    try:
+        beat = parse_heartbeat(request[keys.JSON], sink.heartbeat_interval)
+    except BodyError as e:
+        raise _body_error(e) from None
+    if beat.info.interval >= sink.offline_after:
+        raise refuse(
+            400,
+            f"interval {beat.info.interval:g} s is not below the bot's offline_after "
+            f"({sink.offline_after:g} s): the node would be taken for offline between beats",
+            field="interval",
+            expected=f"a number of seconds below {sink.offline_after:g}",
+        )
+    source = request[keys.SOURCE]
+    # A source allowed some rooms can end, by going silent, only the turns in those.
+    rooms = None if source.all_rooms else source.rooms
+    try:
+        sink.heartbeat(beat.node, beat.info, source=source.name, rooms=rooms)
+    except NodeClaimed as e:
+        raise refuse(409, str(e), field="node") from None
+    except Unavailable as e:
+        raise refuse(503, f"{e}; retry") from None
+    return web.json_response(
+        {"offline_after": sink.offline_after, "heartbeat_interval": sink.heartbeat_interval}
+    )
+
+
+def _node(state: NodeState) -> dict[str, Any]:
+    info = state.info
+    return {
+        "node": state.node,
+        "source": state.source,
+        "online": state.online,
+        "last_seen": state.last_seen,
+        "since": state.since,
+        "interval": info.interval,
+        "harnesses": dict(info.harnesses),
+        "reporters": dict(info.reporters),
+        "plugin_management": info.plugin_management,
+        "version": info.version,
+    }
+
+
+async def get_nodes(request: web.Request) -> web.Response:
+    """Every node to a source allowed every room; to another, the nodes it speaks for."""
+    source = request[keys.SOURCE]
+    sink = request.app[keys.SINK]
+    seen = [_node(s) for s in sink.node_states() if source.all_rooms or s.source == source.name]
+    return web.json_response({"offline_after": sink.offline_after, "nodes": seen})
 
 
 async def healthz(request: web.Request) -> web.Response:

@@ -25,6 +25,9 @@ _NAMES = {
     "error": "Error",
     "turn": "Turn",
     "health": "Health",
+    "heartbeat": "Heartbeat",
+    "beat": "Beat",
+    "nodes": "Nodes",
 }
 
 
@@ -62,6 +65,7 @@ def _errors(*statuses: int) -> dict[str, Any]:
         403: "the source may not post to the room (or about the turn) named in `field`",
         404: "no such turn that this source may see",
         409: "the report names a turn the bot already follows: post a turn.report event",
+        # (the heartbeat's own 409 and 400 are described beside it)
         413: "the body is over the limit (api.max_body, 1 MB by default)",
         415: "the body is not application/json (UTF-8)",
         429: "the source is over its rate: wait Retry-After seconds",
@@ -132,6 +136,40 @@ def build() -> dict[str, Any]:
                 "responses": {
                     "200": _json("Turn", "open or decided, and the card if one was posted"),
                     **_errors(401, 404),
+                },
+            }
+        },
+        "/v1/nodes/heartbeat": {
+            "post": {
+                "summary": "A node agent's heartbeat",
+                "description": "Sent every `interval` seconds by `roombot node run`. A node "
+                "silent for offline_after seconds is taken for offline: every open turn "
+                "whose turn.started named it gets a node_offline card. Not journalled. "
+                "See docs/nodes.md.",
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": _ref("Heartbeat")}},
+                },
+                "responses": {
+                    "200": _json("Beat", "recorded: the bot's offline_after and interval"),
+                    **_errors(400, 401),
+                    "409": _json(
+                        "Error",
+                        "the node is online under another source: its heartbeats come "
+                        "from that source's token only while it is online",
+                    ),
+                    **_errors(413, 415, 429, 503),
+                },
+            }
+        },
+        "/v1/nodes": {
+            "get": {
+                "summary": "The nodes this source may see, online or not",
+                "description": "A source allowed every room sees every node; another "
+                "source sees the nodes whose heartbeats it sends.",
+                "responses": {
+                    "200": _json("Nodes", "each node's state and what its last heartbeat said"),
+                    **_errors(401),
                 },
             }
         },

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from roombot.events import Event
+from roombot.nodes import NodeInfo, NodeState
 from roombot.pipeline import Ack, TurnStatus
 
 
@@ -23,6 +24,20 @@ class Sink(Protocol):
         ...
 
     def status(self, turn: str) -> TurnStatus | None: ...
+
+    def heartbeat(
+        self, node: str, info: NodeInfo, *, source: str, rooms: frozenset[str] | None = None
+    ) -> NodeState:
+        """Raises roombot.nodes.NodeClaimed when another source holds the node."""
+        ...
+
+    def node_states(self) -> list[NodeState]: ...
+
+    @property
+    def offline_after(self) -> float: ...
+
+    @property
+    def heartbeat_interval(self) -> float: ...
 
     @property
     def started(self) -> bool: ...

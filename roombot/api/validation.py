@@ -22,9 +22,10 @@ from jsonschema.exceptions import ValidationError, best_match  # type: ignore[im
 from referencing import Registry, Resource
 
 from roombot.events import Event, EventError, TurnEnded, TurnStarted, parse_event
+from roombot.nodes import NodeInfo
 
-BODY_SCHEMAS = ("batch", "report")
-RESPONSE_SCHEMAS = ("ack", "error", "turn", "health")
+BODY_SCHEMAS = ("batch", "report", "heartbeat")
+RESPONSE_SCHEMAS = ("ack", "error", "turn", "health", "beat", "nodes")
 MAX_DEPTH = 64  # deeper JSON is refused before it can exhaust the stack
 
 
@@ -136,6 +137,12 @@ def _expected(err: ValidationError) -> tuple[list[object], str]:
         return path, f"a number {side} {arg}, got {_short(err.instance)}"
     if v == "minProperties":
         return path, "a non-empty object"
+    if v == "maxProperties":
+        return path, f"an object of at most {arg} entries"
+    if v == "exclusiveMinimum":
+        return path, f"a number > {arg}, got {_short(err.instance)}"
+    if v == "pattern":
+        return path, f"a string matching {arg}, got {_short(err.instance)}"
     return path, err.message[:200]
 
 
@@ -190,6 +197,29 @@ def parse_batch(obj: object) -> list[Event]:
         except EventError as e:
             raise BodyError(f"events[{i}].{e.field}", e.expected) from None
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat:
+    node: str
+    info: NodeInfo
+
+
+def parse_heartbeat(obj: object, default_interval: float) -> Heartbeat:
+    """A node agent's heartbeat; unknown fields are ignored, as in events. An agent that
+    leaves `interval` out beats at the bot's own (`default_interval`)."""
+    check("heartbeat", obj)
+    assert isinstance(obj, dict)
+    return Heartbeat(
+        node=obj["node"],
+        info=NodeInfo(
+            interval=float(obj.get("interval", default_interval)),
+            harnesses=dict(obj.get("harnesses") or {}),
+            reporters=dict(obj.get("reporters") or {}),
+            plugin_management=bool(obj.get("plugin_management", False)),
+            version=obj.get("version"),
+        ),
+    )
 
 
 @dataclass(frozen=True, slots=True)

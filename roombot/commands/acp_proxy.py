@@ -31,6 +31,7 @@ from roombot.acp.relay import Relay
 from roombot.acp.rooms import RoomConfigError, RoomRules, rules_from_toml
 from roombot.acp.settings import ObserverSettings, to_json
 from roombot.acp.spool import Spool
+from roombot.node_name import node_name
 
 
 def _default_spool() -> Path:
@@ -53,6 +54,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--provider", help="the provider the harness is configured to ask")
     parser.add_argument(
         "--model", help="the model the harness is configured to ask (a switch on the wire wins)"
+    )
+    parser.add_argument(
+        "--node",
+        help="this machine's name in turn.started, as `roombot node run --name` gives it "
+        "(default: the host name)",
     )
     out = parser.add_mutually_exclusive_group(required=True)
     out.add_argument("--events", type=Path, help="append events as JSON Lines to this file")
@@ -179,6 +185,7 @@ def run(args: argparse.Namespace) -> int:
         provider=args.provider,
         model=args.model,
         run=run_id,
+        node=args.node or node_name(),
     )
     config = to_json(settings, sink, args.drain_seconds)
     observer = subprocess.Popen(

@@ -9,7 +9,7 @@ import pytest
 from roombot.acp.lines import LineBuffer, parse_line
 from roombot.acp.observer import Observer
 from roombot.acp.rooms import RoomRules
-from roombot.acp.settings import ObserverSettings
+from roombot.acp.settings import ObserverSettings, from_json, to_json
 from roombot.events import parse_event
 from tests.acp.transcript import load, without_at
 
@@ -331,3 +331,11 @@ def test_a_lost_end_is_forgotten_when_the_session_prompts_again() -> None:
         ("turn.output", "acp/s1/3"),
         ("harness.exited", "acp/s1/3"),
     ]
+
+
+def test_turns_carry_the_node_the_proxy_runs_on() -> None:
+    """The node's name in turn.started is what node.offline matches (roombot.node_name)."""
+    started = [e for e in observe("end_turn", node="gpu-1") if e["type"] == "turn.started"]
+    assert started and all(e["node"] == "gpu-1" for e in started)
+    json_settings = from_json(to_json(ObserverSettings(RoomRules(room=ROOM), "a", node="n"), {}, 1))
+    assert json_settings.node == "n"

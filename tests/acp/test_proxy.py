@@ -19,6 +19,7 @@ import pytest
 
 from roombot.env_names import API_TOKEN, RETIRED
 from roombot.events import parse_event
+from roombot.node_name import node_name
 from tests.acp.test_observer import observe
 from tests.acp.transcript import (
     FAKE_AGENT,
@@ -46,7 +47,8 @@ def test_every_byte_passes_both_ways_and_the_events_match_the_recording(
     assert run.stdout == agent_bytes(recorded)
     for ev in run.events:
         parse_event(ev)
-    expected = observe(name)  # the same traffic, fed in recorded order
+    # the same traffic, fed in recorded order; the proxy names the node by its host name
+    expected = observe(name, node=node_name())
     if name == "dies_mid_turn":
         # the real stderr tail, not the unit test's stand-in
         assert "Error: socket hang up" in run.events[-1]["error"]["exit"]["stderr"]

@@ -48,6 +48,7 @@ def test_example_config_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ROOMBOT_API_TOKEN", "a-token-of-sufficient-length")
     c = load_config(EXAMPLE)
     assert c.rooms
+    assert (c.nodes.heartbeat_interval, c.nodes.offline_after) == (10.0, 45.0)
 
 
 BAD = [
@@ -72,6 +73,9 @@ BAD = [
     (GOOD + "\n[outbox]\nkeep_days = 0.5\n", "outbox.keep_days"),
     (GOOD + "\n[turns]\ngrase = 1\n", "turns.grase"),
     (GOOD + '\n[api]\nport = "80"\n', "api.port"),
+    (GOOD + "\n[nodes]\noffline_after = 10\n", "nodes.offline_after"),  # not above 10 s
+    (GOOD + "\n[nodes]\nheartbeat_interval = 0\n", "nodes.heartbeat_interval"),
+    (GOOD + "\n[nodes]\noffline = 10\n", "nodes.offline"),
     ("this is = not toml [", "(syntax)"),
 ]
 

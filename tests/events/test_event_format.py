@@ -77,6 +77,8 @@ VALID: list[dict[str, Any]] = [
     {"type": "harness.exited", "harness": "codex", "turn": "t1", "error": None},
     {"type": "node.offline", "node": "n1", "at": 0},
     {"type": "node.offline", "node": "n1", "error": {"text": "heartbeat lost"}},
+    {"type": "node.offline", "node": "n1", "rooms": ["!a:x", "#b:x"]},
+    {"type": "node.offline", "node": "n1", "rooms": None},
 ]
 
 # (object, the field the error must name)
@@ -151,6 +153,9 @@ INVALID: list[tuple[object, str]] = [
     ({"type": "harness.exited"}, "harness"),
     ({"type": "harness.exited", "harness": "h", "error": []}, "error"),
     ({"type": "node.offline", "harness": "h"}, "node"),
+    ({"type": "node.offline", "node": "n", "rooms": []}, "rooms"),
+    ({"type": "node.offline", "node": "n", "rooms": "!a:x"}, "rooms"),
+    ({"type": "node.offline", "node": "n", "rooms": ["!a:x", ""]}, "rooms[1]"),
 ]
 
 
@@ -254,6 +259,7 @@ FIELDS = sorted(
         "stop_reason",
         "error",
         "source",
+        "rooms",
     }
 )
 ERROR_FIELDS = ["status", "body", "headers", "acp", "ironflow", "exit", "text", "provider", "model"]

@@ -1,0 +1,16 @@
+"""The name of the node this process runs on: one function, so that heartbeats
+(`roombot node run`) and turns (`roombot acp-proxy`'s turn.started `node`) name a node
+the same way, and node.offline finds the turns of the node that went silent.
+
+The host name, as the kernel gives it (`socket.gethostname()`, what `hostname` prints);
+each command takes a flag to override it, and two commands on one machine must then be
+given the same name.
+"""
+
+from __future__ import annotations
+
+import socket
+
+
+def node_name() -> str:
+    return socket.gethostname()
