@@ -35,6 +35,7 @@ from roombot.outbox import Courier, Outbox
 from roombot.pipeline import Pipeline
 from roombot.private_files import private_dir
 from roombot.redact import Redactor
+from roombot.room_reader import RoomReader
 from roombot.turns import TurnMachine
 
 log = logging.getLogger("roombot.bot")
@@ -67,6 +68,9 @@ class Bot:
         self._rooms_owed: set[str] = set()  # rooms /metrics has seen notices owed in
         Scraped(self._families, self.registry)
         self.shell.on_rooms_changed.append(self.courier.wake)
+        # Commands from the rooms, and the node desk the report API serves to nodes.
+        self.reader = RoomReader(self.outbox, config.rooms)
+        self.shell.reader = self.reader
         # Sources -> journal -> turn rules -> outbox. Always running (the demo and
         # tests feed it directly); the report API in front of it only when configured.
         self.pipeline = Pipeline(
@@ -137,6 +141,15 @@ class Bot:
         )
         yield from redactor_families(self.redactor)
 
+    async def _tick_desk(self) -> None:
+        """Node requests past their timeout are answered in their room."""
+        while True:
+            await asyncio.sleep(1.0)
+            try:
+                self.reader.tick()
+            except Exception:  # retried at the next tick
+                log.exception("node desk tick failed")
+
     def health(self) -> tuple[bool, dict[str, Any]]:
         age = time.time() - self.shell.last_sync if self.shell.last_sync else None
         limit = self.config.matrix.sync_timeout_ms / 1000 + 60
@@ -162,7 +175,11 @@ class Bot:
             api = self.config.api
             self._runners.append(
                 await serve_api(
-                    api, self.pipeline, reload_on_sighup=handle_signals, registry=self.registry
+                    api,
+                    self.pipeline,
+                    reload_on_sighup=handle_signals,
+                    registry=self.registry,
+                    desk=self.reader,
                 )
             )
             log.info(
@@ -187,6 +204,7 @@ class Bot:
             )
             sync = asyncio.create_task(self.shell.sync_forever(), name="sync")
             courier = asyncio.create_task(self.courier.run(), name="courier")
+            self.extra_tasks.append(asyncio.create_task(self._tick_desk(), name="desk"))
             await self._stop.wait()
             log.info("stopping: finishing the send in flight, keeping the rest")
             self.courier.stop()

@@ -175,6 +175,21 @@ def permitted(level: int, needed: int) -> bool:
     return level >= needed
 
 
+# Room versions before "privileged creators" (MSC4289, room version 12): there the
+# creator is listed in m.room.power_levels like anyone else.
+_LISTED_CREATORS: Final = frozenset(str(v) for v in range(1, 12))
+CREATOR_LEVEL: Final = 2**53  # above any level a power_levels event can hold
+
+
+def level_of(sender: str, listed: int, *, creators: Collection[str], room_version: str) -> int:
+    """The sender's power level: from m.room.power_levels (`listed`), except that from
+    room version 12 on, the room's creators (the create event's sender and its
+    `additional_creators`) outrank everyone and are not listed."""
+    if room_version not in _LISTED_CREATORS and sender in creators:
+        return CREATOR_LEVEL
+    return listed
+
+
 # -- answers ------------------------------------------------------------------------------
 
 
@@ -261,7 +276,8 @@ def what(command: Command) -> str:
 def refusal(command: Command, level: int, needed: int) -> Answer:
     text = (
         f"Refused: only members with power level {needed} or more may run "
-        f"{'!roombot ' + what(command) if command.op else 'roombot commands'} in this room; "
+        f"{'!roombot ' + what(command) if isinstance(command, Plan | Apply) else what(command)}"
+        " in this room; "
         f"your power level here is {level}."
     )
     return Answer(text, _para(escape(text)))

@@ -12,12 +12,30 @@ from cards.codec import to_payload
 from roombot.api import keys
 from roombot.api.middlewares import Handler, refuse
 from roombot.api.rooms import RoomRefused, check_rooms
-from roombot.api.validation import BodyError, parse_batch, parse_one, parse_report
+from roombot.api.validation import (
+    BodyError,
+    parse_batch,
+    parse_node,
+    parse_one,
+    parse_report,
+    parse_results,
+)
 from roombot.events import Event
+from roombot.node_desk import Refused
 from roombot.observe import metrics_response
 from roombot.pipeline import Ack, TurnStatus, Unavailable
 
-__all__ = ["Handler", "get_turn", "healthz", "metrics", "post_batch", "post_event", "post_report"]
+__all__ = [
+    "Handler",
+    "get_node_requests",
+    "get_turn",
+    "healthz",
+    "metrics",
+    "post_batch",
+    "post_event",
+    "post_node_results",
+    "post_report",
+]
 
 
 def _body_error(e: BodyError) -> web.HTTPException:
@@ -118,6 +136,43 @@ async def get_turn(request: web.Request) -> web.Response:
             "card": _card(status),
         }
     )
+
+
+def _desk_and_node(request: web.Request) -> tuple[Any, str]:
+    desk = request.app[keys.DESK]
+    if desk is None:
+        raise refuse(503, "this server does not serve room commands to nodes")
+    try:
+        node = parse_node(request.match_info["node"])
+    except BodyError as e:
+        raise _body_error(e) from None
+    return desk, node
+
+
+async def get_node_requests(request: web.Request) -> web.Response:
+    """A node's loop asks for work: the room commands for it that its source may have."""
+    desk, node = _desk_and_node(request)
+    source = request[keys.SOURCE]
+    try:
+        pending = desk.poll(source=source.name, allows=source.allows, node=node)
+    except Refused as e:
+        raise refuse(409, str(e), field="node") from None
+    return web.json_response({"requests": [r.wire() for r in pending]})
+
+
+async def post_node_results(request: web.Request) -> web.Response:
+    """A node's loop says what it did; each result becomes the room's answer."""
+    desk, node = _desk_and_node(request)
+    try:
+        results = parse_results(request[keys.JSON])
+    except BodyError as e:
+        raise _body_error(e) from None
+    source = request[keys.SOURCE]
+    try:
+        unknown = desk.results(source=source.name, allows=source.allows, node=node, results=results)
+    except Refused as e:
+        raise refuse(409, str(e), field="node") from None
+    return web.json_response({"taken": len(results) - len(unknown), "unknown": unknown})
 
 
 async def healthz(request: web.Request) -> web.Response:

@@ -159,3 +159,13 @@ def test_node_texts_are_bounded_and_visible() -> None:
     a = rc.node_refused(rc.Apply("n", DIGEST), HOSTILE * 1000)
     assert len(a.plain) < rc.TEXT_CHARS + 200 and "more characters not shown" in a.plain
     assert "<script>" not in a.html and "⟦RLO⟧" in a.plain
+
+
+def test_creators_outrank_everyone_from_room_version_12_only() -> None:
+    creators = frozenset({"@alice:hs", "@bob:hs"})
+    assert rc.level_of("@alice:hs", 0, creators=creators, room_version="12") == rc.CREATOR_LEVEL
+    assert rc.level_of("@bob:hs", 0, creators=creators, room_version="13") == rc.CREATOR_LEVEL
+    assert rc.level_of("@carol:hs", 7, creators=creators, room_version="12") == 7
+    # before version 12 the creator is listed in m.room.power_levels like anyone
+    assert rc.level_of("@alice:hs", 0, creators=creators, room_version="11") == 0
+    assert rc.level_of("@alice:hs", 100, creators=creators, room_version="10") == 100
