@@ -49,7 +49,8 @@ class RoomReader:
         self.reporters = tuple(_reporter_names() if reporters is None else reporters)
         self.clock = clock
         self.since = outbox.commands_since(clock())
-        self.read_count = 0
+        self.read_count = 0  # commands taken
+        self.replayed = 0  # commands seen again and left alone
         self._commands: dict[str, rc.Plan | rc.Apply] = {}  # request id -> its command
         # A command claimed but never answered: the bot stopped while a node's answer
         # was awaited. The room hears so instead of waiting forever.
@@ -87,6 +88,7 @@ class RoomReader:
         if command is None:
             return False
         if not self.outbox.claim_command(msg.event_id, msg.room):
+            self.replayed += 1
             return False  # read before (a replayed sync, a restart): never again
         self.read_count += 1
         needed = self.power_needed(msg.room, refs)
