@@ -139,6 +139,24 @@ class Bot:
             "Wall clock of the last good sync",
             self.shell.last_sync,
         )
+        commands = counter(
+            "roombot_room_commands_total",
+            "Commands read from rooms, by what became of them",
+            labels=("outcome",),
+        )
+        for outcome, n in self.reader.outcomes.items():
+            commands.add_metric([outcome], n)
+        yield commands
+        yield counter(
+            "roombot_room_commands_replayed_total",
+            "Commands seen again (a replayed sync, a restart) and left alone",
+            self.reader.replayed,
+        )
+        yield gauge(
+            "roombot_node_requests_pending",
+            "Room commands waiting for their node's answer",
+            len(self.reader.desk.pending()),
+        )
         yield from redactor_families(self.redactor)
 
     async def _tick_desk(self) -> None:

@@ -26,6 +26,19 @@ from roombot.outbox import Outbox
 
 log = logging.getLogger("roombot.commands")
 
+# What becomes of a command taken: answered by the bot (help, usage), refused for the
+# sender's power level, refused by the node desk (node unknown here, digest never
+# planned), passed to its node, answered by the node (ok or refused), timed out.
+OUTCOMES = (
+    "answered",
+    "refused_power",
+    "refused_desk",
+    "passed",
+    "node_ok",
+    "node_refused",
+    "timed_out",
+)
+
 
 def _reporter_names() -> tuple[str, ...]:
     from roombot.reporters import REPORTERS
@@ -51,6 +64,8 @@ class RoomReader:
         self.since = outbox.commands_since(clock())
         self.read_count = 0  # commands taken
         self.replayed = 0  # commands seen again and left alone
+        # what became of each command taken, for /metrics (OUTCOMES)
+        self.outcomes: dict[str, int] = dict.fromkeys(OUTCOMES, 0)
         self._commands: dict[str, rc.Plan | rc.Apply] = {}  # request id -> its command
         # A command claimed but never answered: the bot stopped while a node's answer
         # was awaited. The room hears so instead of waiting forever.
@@ -99,15 +114,18 @@ class RoomReader:
                 extra={**fields, "sender": msg.sender, "level": level, "needed": needed},
             )
             self._answer(msg.room, msg.event_id, rc.refusal(command, level, needed))
+            self.outcomes["refused_power"] += 1
             return True
         log.info("room command", extra={**fields, "sender": msg.sender})
         match command:
             case rc.Help():
                 self._answer(msg.room, msg.event_id, rc.help_answer(needed, self.reporters))
+                self.outcomes["answered"] += 1
             case rc.Usage(problem):
                 self._answer(
                     msg.room, msg.event_id, rc.usage_answer(problem, needed, self.reporters)
                 )
+                self.outcomes["answered"] += 1
             case rc.Plan() | rc.Apply():
                 self._pass_on(msg, command, refs | {msg.room}, now)
         return True
@@ -137,8 +155,10 @@ class RoomReader:
                 )
         except Refused as e:
             self._answer(msg.room, msg.event_id, rc.refused(command, str(e)))
+            self.outcomes["refused_desk"] += 1
             return
         self._commands[request.id] = command
+        self.outcomes["passed"] += 1
         log.info(
             "room command passed to its node",
             extra={"room": msg.room, "node": command.node, "request": request.id},
@@ -159,9 +179,11 @@ class RoomReader:
             self._answer(
                 r.room, r.command, rc.timeout_answer(command, self.desk.timeout, r.fetched)
             )
+            self.outcomes["timed_out"] += 1
             return
         self._commands.pop(r.id, None)
         part = "late" if done.late else ""
+        self.outcomes["node_ok" if done.ok else "node_refused"] += 1
         if not done.ok:
             answer = rc.node_refused(command, done.text, late=done.late)
         elif isinstance(command, rc.Plan):

@@ -55,6 +55,8 @@ async def test_help_for_a_moderator_and_a_refusal_for_a_member(
             await other.send_text(room, "!roombot")  # refused once more: counted below
             await mod.wait_for(room, 3, sender=bot.user_id)
             assert running_bot.reader.read_count == 3
+            assert running_bot.reader.outcomes["answered"] == 1
+            assert running_bot.reader.outcomes["refused_power"] == 2
             assert running_bot.outbox.counts()["sent"] == 3
         # A restart that forgets the sync position (nio's stored token dropped): the first
         # sync hands the room's recent timeline back, old commands included; none runs again.
@@ -121,7 +123,7 @@ async def test_the_round_trip_plan_apply_stale_and_not_opted_in(
         )
         config = write_config(tmp_path / "bot", synapse, bot, [room], extra=extra)
         url = f"http://127.0.0.1:{port}"
-        async with running(load_config(config)):
+        async with running(load_config(config)) as bot_run:
             for node, opted_in in (("gpu-1", True), ("gpu-2", False)):
                 tasks.append(
                     asyncio.create_task(
@@ -188,6 +190,13 @@ async def test_the_round_trip_plan_apply_stale_and_not_opted_in(
             unknown = await say(mod, "!roombot reporters plan gpu-9 pi enable")
             assert "node gpu-9 has not asked this bot for work" in unknown
             assert [c.op for c in handler.calls] == ["plan", "apply", "plan", "apply"]
+            assert {k: v for k, v in bot_run.reader.outcomes.items() if v} == {
+                "refused_power": 1,
+                "refused_desk": 1,
+                "passed": 5,
+                "node_ok": 3,
+                "node_refused": 2,
+            }
             stop.set()
             await asyncio.gather(*tasks)
     finally:
