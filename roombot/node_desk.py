@@ -34,6 +34,7 @@ BOUND_FOR: Final = 120.0
 PLAN_KEEP: Final = 3600.0
 PLANS_PER_NODE: Final = 16
 PENDING_PER_NODE: Final = 16
+MAX_NODES: Final = 1000  # node names remembered at once (a source may name any)
 LATE_KEEP: Final = 600.0  # how long a timed-out request still takes its late answer
 
 
@@ -214,6 +215,11 @@ class NodeDesk:
                 f"node {node} is served by another source; one node name belongs to one "
                 f"source while it polls (wait {self.bound_for:g} s after it stopped)"
             )
+        if node not in self._pollers and len(self._pollers) >= MAX_NODES:
+            for name in [n for n, p in self._pollers.items() if now - p.last > self.bound_for]:
+                del self._pollers[name]
+            if len(self._pollers) >= MAX_NODES:
+                raise Refused(f"this bot already serves {MAX_NODES} nodes")
         self._pollers[node] = _Poller(source, now, allows)
         out = []
         for rid, r in list(self._pending.items()):

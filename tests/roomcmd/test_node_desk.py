@@ -169,3 +169,15 @@ def test_planned_digests_are_forgotten_after_plan_keep() -> None:
     desk.poll(source="gpu", allows=team_only, node="gpu-1", now=103)
     with pytest.raises(Refused, match="within the last"):
         desk.apply(room=ROOM, refs=REFS, command="$a", node="gpu-1", digest=DIGEST, now=103)
+
+
+def test_node_names_are_bounded_and_stale_ones_make_room() -> None:
+    from roombot.node_desk import MAX_NODES
+
+    desk = NodeDesk()
+    for i in range(MAX_NODES):
+        desk.poll(source="s", allows=everywhere, node=f"n{i}", now=0)
+    with pytest.raises(Refused, match=f"already serves {MAX_NODES} nodes"):
+        desk.poll(source="s", allows=everywhere, node="one-more", now=10)
+    desk.poll(source="s", allows=everywhere, node="n0", now=10)  # a known one still polls
+    desk.poll(source="s", allows=everywhere, node="one-more", now=500)  # the stale made room
