@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -140,7 +139,7 @@ async def main(samples: int, interval: float) -> None:
     )
     print(f"{'room':<10} {'figure':<22} {'p50 ms':>9} {'p99 ms':>9} {'p50 vs baseline':>16}")
     for label, times in results.items():
-        base = statistics.median(times["baseline"]) * 1000
+        base = pct(times["baseline"], 0.5)
         for what in ("baseline", "help", "plan"):
             p50, p99 = pct(times[what], 0.5), pct(times[what], 0.99)
             print(f"{label:<10} {what:<22} {p50:>9.1f} {p99:>9.1f} {p50 / base:>15.2f}x")
