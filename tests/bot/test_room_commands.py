@@ -205,3 +205,33 @@ async def test_the_round_trip_plan_apply_stale_and_not_opted_in(
             t.cancel()
         await mod.close()
         await other.close()
+
+
+async def test_history_shown_on_joining_is_never_a_command(
+    synapse: DevServer, tmp_path: Path
+) -> None:
+    """A command written before the bot was in the room (fresh, and after the bot
+    started) comes in the join's timeline; only the command after the join runs."""
+    from roombot.config import load_config
+
+    bot, _, mod = await bot_and_member(synapse, tmp_path / "mod")
+    try:
+        config = write_config(
+            tmp_path / "bot", synapse, bot, [], extra=f'[invites]\nusers = ["{mod.user_id}"]\n'
+        )
+        async with running(load_config(config)) as running_bot:
+            room = await mod.create_room(encrypted=False)
+            await mod.send_text(room, "!roombot help")
+            await mod.send_text(room, "!roombot reporters plan gpu-1 pi enable")
+            await mod.client.room_invite(room, bot.user_id)
+            await mod.wait_member(room, bot.user_id)
+            await asyncio.sleep(1)  # the bot's join sync, with the history, is read
+            await mod.send_text(room, "!roombot help")
+            (answer,) = await mod.wait_for(room, 1, sender=bot.user_id)
+            assert answer.content["body"].startswith("roombot commands:")
+            await asyncio.sleep(1)
+            await mod.sync(500)
+            assert len(mod.messages(room, bot.user_id)) == 1
+            assert running_bot.reader.read_count == 1
+    finally:
+        await mod.close()
