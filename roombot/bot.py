@@ -36,6 +36,7 @@ from roombot.outbox import Courier, Outbox
 from roombot.pipeline import Pipeline
 from roombot.private_files import private_dir
 from roombot.redact import Redactor
+from roombot.room_reader import RoomReader
 from roombot.turns import TurnMachine
 
 log = logging.getLogger("roombot.bot")
@@ -68,6 +69,9 @@ class Bot:
         self._rooms_owed: set[str] = set()  # rooms /metrics has seen notices owed in
         Scraped(self._families, self.registry)
         self.shell.on_rooms_changed.append(self.courier.wake)
+        # Commands from the rooms, and the node desk the report API serves to nodes.
+        self.reader = RoomReader(self.outbox, config.rooms)
+        self.shell.reader = self.reader
         # Sources -> journal -> turn rules -> outbox. Always running (the demo and
         # tests feed it directly); the report API in front of it only when configured.
         self.pipeline = Pipeline(
@@ -138,8 +142,35 @@ class Bot:
             "Wall clock of the last good sync",
             self.shell.last_sync,
         )
+        commands = counter(
+            "roombot_room_commands_total",
+            "Commands read from rooms, by what became of them",
+            labels=("outcome",),
+        )
+        for outcome, n in self.reader.outcomes.items():
+            commands.add_metric([outcome], n)
+        yield commands
+        yield counter(
+            "roombot_room_commands_replayed_total",
+            "Commands seen again (a replayed sync, a restart) and left alone",
+            self.reader.replayed,
+        )
+        yield gauge(
+            "roombot_node_requests_pending",
+            "Room commands waiting for their node's answer",
+            len(self.reader.desk.pending()),
+        )
         yield from redactor_families(self.redactor)
         yield from node_families(self.pipeline.node_states(), time.time())
+
+    async def _tick_desk(self) -> None:
+        """Node requests past their timeout are answered in their room."""
+        while True:
+            await asyncio.sleep(1.0)
+            try:
+                self.reader.tick()
+            except Exception:  # retried at the next tick
+                log.exception("node desk tick failed")
 
     def health(self) -> tuple[bool, dict[str, Any]]:
         age = time.time() - self.shell.last_sync if self.shell.last_sync else None
@@ -166,7 +197,11 @@ class Bot:
             api = self.config.api
             self._runners.append(
                 await serve_api(
-                    api, self.pipeline, reload_on_sighup=handle_signals, registry=self.registry
+                    api,
+                    self.pipeline,
+                    reload_on_sighup=handle_signals,
+                    registry=self.registry,
+                    desk=self.reader,
                 )
             )
             log.info(
@@ -191,6 +226,7 @@ class Bot:
             )
             sync = asyncio.create_task(self.shell.sync_forever(), name="sync")
             courier = asyncio.create_task(self.courier.run(), name="courier")
+            self.extra_tasks.append(asyncio.create_task(self._tick_desk(), name="desk"))
             await self._stop.wait()
             log.info("stopping: finishing the send in flight, keeping the rest")
             self.courier.stop()

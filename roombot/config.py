@@ -85,6 +85,8 @@ class RoomConfig:
     room: str  # a room id (!...) or an alias (#...)
     loud: bool = False
     mention: tuple[str, ...] = ()
+    # The power level a member needs to run `!roombot ...` here (50: a moderator).
+    command_power: int = 50
 
 
 @dataclass(frozen=True, slots=True)
@@ -375,6 +377,7 @@ def parse_config(
                 room=ref,
                 loud=t.flag("loud", False),
                 mention=t.strings("mention", _USER_ID, "a user id like @alice:example.org"),
+                command_power=t.integer("command_power", 50, minimum=0, maximum=2**53),
             )
         )
         t.finish()

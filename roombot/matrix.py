@@ -32,7 +32,10 @@ from nio import (
     JoinResponse,
     LocalProtocolError,
     LoginResponse,
+    MegolmEvent,
+    RoomCreateEvent,
     RoomMemberEvent,
+    RoomMessageText,
     RoomResolveAliasResponse,
     RoomSendResponse,
     SyncError,
@@ -57,9 +60,16 @@ from roombot.outbox import (
     Transient,
 )
 from roombot.private_files import private_dir, replace_private, settle, tighten
+from roombot.roomcommands import Incoming, level_of
 from roombot.session import credentials_path, read_credentials
 
 log = logging.getLogger("roombot.matrix")
+
+# Encrypted messages whose room key had not come yet: tried again after each sync, this
+# many at most, for this long (a key sent with the message normally comes in the same
+# or the next sync).
+_UNDECRYPTED_MAX = 200
+_UNDECRYPTED_FOR = 120.0
 
 # Errors a homeserver gives for content it will never accept as it is.
 _REJECTED = {"M_TOO_LARGE", "M_BAD_JSON", "M_NOT_JSON", "M_INVALID_PARAM"}
@@ -118,6 +128,12 @@ class MatrixShell:
         self.last_sync: float = 0.0
         self.synced = asyncio.Event()
         self.on_rooms_changed: list[Any] = []  # callbacks: a room became postable again
+        # Who reads the room messages the syncs bring (roombot.room_reader.RoomReader).
+        self.reader: Any = None
+        self._undecrypted: list[tuple[float, str, MegolmEvent]] = []
+        # room id -> its creators (nio keeps no creator; from room version 12 they hold
+        # power without being listed in m.room.power_levels)
+        self.creators: dict[str, frozenset[str]] = {}
         self._handled_invites: set[str] = set()
         self._stop = asyncio.Event()
         # Cross-sign the device at start (roombot.crosssign; tests switch it off to show
@@ -373,6 +389,7 @@ class MatrixShell:
         self.joined.update(resp.rooms.join)
         await self._handle_invites(resp)
         self._handle_leaves(resp)
+        self._read_messages(resp)
         # A member's devices or cross-signing keys moved: judge them again before a send.
         self.recipients.changed([*resp.device_list.changed, *resp.device_list.left])
         # Key housekeeping, as nio's sync_forever does: a member who joins later
@@ -426,6 +443,91 @@ class MatrixShell:
             self.left[room_id] = why
             self.joined.discard(room_id)
             self._handled_invites.discard(room_id)
+
+    # -- room messages (commands) ----------------------------------------------------------
+
+    def _read_messages(self, resp: SyncResponse) -> None:
+        """Hand each text message of the joined rooms' timelines to the reader, in order.
+
+        nio has already decrypted what it had the keys for (it replaces each MegolmEvent
+        it can decrypt in the response); one it could not is kept and tried again after
+        later syncs, when its room key has come. Events before the bot's own join in a
+        timeline are the room's history, never commands.
+        """
+        if self.reader is None:
+            return
+        me = self.client.user_id
+        for room_id, info in resp.rooms.join.items():
+            for e in (*info.state, *info.timeline.events):
+                if isinstance(e, RoomCreateEvent):
+                    extra = (e.source.get("content") or {}).get("additional_creators")
+                    extra = (
+                        [u for u in extra if isinstance(u, str)] if isinstance(extra, list) else []
+                    )
+                    self.creators[room_id] = frozenset([e.sender, *extra])
+            events = list(info.timeline.events)
+            for i, e in enumerate(events):
+                if (
+                    isinstance(e, RoomMemberEvent)
+                    and e.state_key == me
+                    and e.membership == "join"
+                    and (e.prev_membership or "leave") != "join"
+                ):
+                    events = events[i + 1 :]
+                    break
+            for e in events:
+                if isinstance(e, MegolmEvent):
+                    self._undecrypted.append((time.monotonic(), room_id, e))
+                else:
+                    self._read_one(room_id, e)
+        self._retry_undecrypted()
+
+    def _retry_undecrypted(self) -> None:
+        now = time.monotonic()
+        keep: list[tuple[float, str, MegolmEvent]] = []
+        for since, room_id, e in self._undecrypted[-_UNDECRYPTED_MAX:]:
+            try:
+                e.room_id = room_id
+                decrypted = self.client.decrypt_event(e)
+            except Exception:  # no key yet, or never: nio says so by raising
+                if now - since < _UNDECRYPTED_FOR:
+                    keep.append((since, room_id, e))
+                continue
+            self._read_one(room_id, decrypted)
+        self._undecrypted = keep
+
+    def _read_one(self, room_id: str, e: Any) -> None:
+        if not isinstance(e, RoomMessageText):
+            return  # m.notice, m.emote, files, reactions, state: never commands
+        room = self.client.rooms.get(room_id)
+        if room is None:
+            return
+        content = e.source.get("content") or {}
+        relates = content.get("m.relates_to")
+        edit = "m.new_content" in content or (
+            isinstance(relates, dict) and relates.get("rel_type") == "m.replace"
+        )
+        msg = Incoming(
+            room=room_id,
+            event_id=e.event_id,
+            sender=e.sender,
+            body=e.body if isinstance(e.body, str) else "",
+            msgtype="m.text",
+            ts_ms=int(e.server_timestamp or 0),
+            edit=edit,
+            encrypted=bool(getattr(e, "decrypted", False)),
+        )
+        refs = frozenset(r for r, rid in self.room_ids.items() if rid == room_id)
+        level = level_of(
+            e.sender,
+            room.power_levels.get_user_level(e.sender),
+            creators=self.creators.get(room_id, frozenset()),
+            room_version=room.room_version,
+        )
+        try:
+            self.reader.read(msg, me=self.client.user_id, level=level, refs=refs)
+        except Exception:  # one bad message never stops the sync loop; logged, not retried
+            log.exception("reading a room message failed", extra={"room_id": room_id})
 
     # -- delivery ------------------------------------------------------------------------
 
@@ -580,12 +682,16 @@ class MatrixShell:
     async def _build(
         self, notice: Notice, room_id: str, encrypted: bool
     ) -> dict[str, Any] | Outcome:
+        if notice.action is Action.ANSWER:
+            return dict(notice.answer or {})  # built whole when the command was read
         cards_notice = _content_builders()
         cfg = self.room_config(notice.room, room_id)
         loud = bool(cfg and cfg.loud)
         msgtype = "m.text" if loud else "m.notice"
         mentions: tuple[str, ...] = cfg.mention if (cfg and loud) else ()
         err = notice.error
+        if err is None:
+            return Rejected(f"notice {notice.key} holds no card")
         attachment = notice.attachment
         if notice.action is Action.RETRACT:
             original = self.outbox.posted_event(notice.room, notice.turn)

@@ -46,6 +46,7 @@ log = logging.getLogger("roombot.outbox")
 class Action(StrEnum):
     POST = "post"  # a new notice
     RETRACT = "retract"  # an edit of the posted notice: the turn recovered after all
+    ANSWER = "answer"  # the bot's answer to a command read from the room (roombot.roomcommands)
 
 
 class State(StrEnum):
@@ -107,9 +108,9 @@ class Notice:
     seq: int  # global order of enqueueing; a room's notices go out in this order
     key: str
     room: str
-    turn: str
+    turn: str  # a post or retract's turn; an answer's command event id
     action: Action
-    error: TurnError
+    error: TurnError | None  # a post or retract's card; None for an answer
     txn_id: str
     state: State
     tries: int = 0
@@ -120,15 +121,16 @@ class Notice:
     attachment: dict[str, Any] | None = None
     last_error: str | None = None
     enqueued_at: float = 0.0  # wall clock of the decision (when the outbox took it)
+    answer: dict[str, Any] | None = None  # an answer's whole event content, built before
 
 
-_SCHEMA = """
+_NOTICES = """
 CREATE TABLE IF NOT EXISTS notices (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     key TEXT NOT NULL UNIQUE,
     room TEXT NOT NULL,
     turn TEXT NOT NULL,
-    action TEXT NOT NULL CHECK (action IN ('post', 'retract')),
+    action TEXT NOT NULL CHECK (action IN ('post', 'retract', 'answer')),
     error TEXT NOT NULL,
     txn_id TEXT NOT NULL,
     state TEXT NOT NULL DEFAULT 'pending',
@@ -139,14 +141,30 @@ CREATE TABLE IF NOT EXISTS notices (
     last_error TEXT,
     enqueued_at REAL NOT NULL,
     sent_at REAL
-);
+)"""
+_SCHEMA = (
+    _NOTICES
+    + """;
 CREATE INDEX IF NOT EXISTS notices_pending ON notices (state, room, seq);
+-- Commands read from rooms, by event id: one event is acted on at most once, across
+-- restarts (docs/room-commands.md). answered: its last answer is in notices.
+CREATE TABLE IF NOT EXISTS commands (
+    event_id TEXT PRIMARY KEY,
+    room TEXT NOT NULL,
+    claimed_at REAL NOT NULL,
+    answered INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS meta (
+    name TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS parked (
     room TEXT PRIMARY KEY,
     reason TEXT NOT NULL,
     since REAL NOT NULL
 );
 """
+)
 
 _COLUMNS = (
     "seq, key, room, turn, action, error, txn_id, state, tries, next_try, event_id, "
@@ -155,13 +173,16 @@ _COLUMNS = (
 
 
 def _row(r: tuple[Any, ...]) -> Notice:
+    action = Action(r[4])
+    answer = action is Action.ANSWER
     return Notice(
         seq=r[0],
         key=r[1],
         room=r[2],
         turn=r[3],
-        action=Action(r[4]),
-        error=error_from_json(r[5]),
+        action=action,
+        error=None if answer else error_from_json(r[5]),
+        answer=json.loads(r[5]) if answer else None,
         txn_id=r[6],
         state=State(r[7]),
         tries=r[8],
@@ -187,8 +208,32 @@ class Outbox:
             self._db.execute("PRAGMA journal_mode=WAL")
             # FULL: a commit is on disk before enqueue returns, power loss included.
             self._db.execute("PRAGMA synchronous=FULL")
+            self._migrate()
             self._db.executescript(_SCHEMA)
         self._listeners: list[Callable[[], None]] = []
+
+    def _migrate(self) -> None:
+        """An outbox written before answers existed: its CHECK knows only post and
+        retract, and SQLite cannot change a CHECK, so the table is copied once."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            row = self._db.execute(
+                "SELECT sql FROM sqlite_master WHERE type='table' AND name='notices'"
+            ).fetchone()
+            if row is not None and "'answer'" not in row[0]:
+                self._db.execute("ALTER TABLE notices RENAME TO notices_before_answers")
+                self._db.execute("DROP INDEX IF EXISTS notices_pending")
+                self._db.execute(_NOTICES)
+                self._db.execute(
+                    f"INSERT INTO notices ({_COLUMNS}, sent_at) "
+                    f"SELECT {_COLUMNS}, sent_at FROM notices_before_answers"
+                )
+                self._db.execute("DROP TABLE notices_before_answers")
+                log.info("outbox migrated: answers to room commands can be stored")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         with self._lock:
@@ -226,6 +271,67 @@ class Outbox:
             for listener in list(self._listeners):
                 listener()
         return added
+
+    def add_answer(self, *, key: str, room: str, command: str, content: dict[str, Any]) -> bool:
+        """Store an answer to the command event `command`; False if `key` is stored already.
+
+        The command is marked answered in the same transaction: a crash never leaves
+        an answer without its mark, nor a mark without its answer.
+        """
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                cur = self._db.execute(
+                    "INSERT OR IGNORE INTO notices (key, room, turn, action, error, txn_id, "
+                    "enqueued_at) VALUES (?, ?, ?, 'answer', ?, ?, ?)",
+                    (
+                        key,
+                        room,
+                        command,
+                        json.dumps(content, ensure_ascii=False),
+                        txn_id_for(room, key),
+                        time.time(),
+                    ),
+                )
+                self._db.execute("UPDATE commands SET answered=1 WHERE event_id=?", (command,))
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            added = cur.rowcount == 1
+        if added:
+            for listener in list(self._listeners):
+                listener()
+        return added
+
+    def claim_command(self, event_id: str, room: str) -> bool:
+        """True the first time `event_id` is claimed, ever (until pruned): act on it then."""
+        with self._lock:
+            cur = self._db.execute(
+                "INSERT OR IGNORE INTO commands (event_id, room, claimed_at) VALUES (?, ?, ?)",
+                (event_id, room, time.time()),
+            )
+            return cur.rowcount == 1
+
+    def unanswered_commands(self) -> list[tuple[str, str]]:
+        """(event id, room) of commands claimed but never answered: the bot stopped
+        between the two (a node's answer was still awaited)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT event_id, room FROM commands WHERE answered=0 ORDER BY claimed_at"
+            ).fetchall()
+        return [(r[0], r[1]) for r in rows]
+
+    def commands_since(self, now: float) -> float:
+        """When this outbox first read commands (set to `now` the first time): commands
+        sent before that are never acted on."""
+        with self._lock:
+            self._db.execute(
+                "INSERT OR IGNORE INTO meta (name, value) VALUES ('commands_since', ?)",
+                (repr(now),),
+            )
+            row = self._db.execute("SELECT value FROM meta WHERE name='commands_since'").fetchone()
+        return float(row[0])
 
     def subscribe(self, listener: Callable[[], None]) -> None:
         """Call `listener` (from the enqueueing thread) after each new notice."""
@@ -280,6 +386,8 @@ class Outbox:
                 "AND COALESCE(sent_at, enqueued_at) < ?",
                 (before,),
             )
+            # Commands are far older than their horizon by then (roomcommands.MAX_AGE_MS).
+            self._db.execute("DELETE FROM commands WHERE answered=1 AND claimed_at < ?", (before,))
             return cur.rowcount
 
     def _exec(self, sql: str, params: tuple[Any, ...]) -> None:

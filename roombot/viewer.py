@@ -130,6 +130,35 @@ class Viewer:
         await self.sync(0)
         return str(resp.room_id)
 
+    async def send_text(self, room_id: str, body: str) -> str:
+        """Send `body` as m.text, as a person types it (encrypted in an encrypted room,
+        to every member device: nio's clients keep no cross-signing). The event id."""
+        resp = await asyncio.wait_for(
+            self.client.room_send(
+                room_id,
+                "m.room.message",
+                {"msgtype": "m.text", "body": body},
+                ignore_unverified_devices=True,
+            ),
+            30,
+        )
+        event_id = getattr(resp, "event_id", None)
+        if not isinstance(event_id, str):
+            raise RuntimeError(f"send failed: {resp}")
+        return event_id
+
+    async def wait_member(self, room_id: str, user_id: str, timeout: float = 60) -> None:
+        """Sync until `user_id` has joined `room_id` (not only been invited)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            room = self.client.rooms.get(room_id)
+            user = room.users.get(user_id) if room else None
+            if user is not None and not user.invited:
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{user_id} did not join {room_id}")
+            await self.sync(500)
+
     async def sync(self, timeout_ms: int = 1000) -> None:
         c = self.client
         resp = await asyncio.wait_for(

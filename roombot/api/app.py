@@ -11,6 +11,7 @@ from prometheus_client import CollectorRegistry
 
 from roombot.api import handlers, keys, middlewares
 from roombot.api.access import RateLimits, Tokens
+from roombot.api.desk import Desk
 from roombot.api.metrics import ApiMetrics
 from roombot.api.settings import ApiSettings
 from roombot.api.sink import Sink
@@ -23,13 +24,19 @@ ROUTES: tuple[tuple[str, str, handlers.Handler], ...] = (
     ("GET", "/v1/turns/{turn}", handlers.get_turn),
     ("POST", "/v1/nodes/heartbeat", handlers.post_heartbeat),
     ("GET", "/v1/nodes", handlers.get_nodes),
+    ("GET", "/v1/nodes/{node}/requests", handlers.get_node_requests),
+    ("POST", "/v1/nodes/{node}/results", handlers.post_node_results),
     ("GET", "/healthz", handlers.healthz),
     ("GET", "/metrics", handlers.metrics),
 )
 
 
 def make_app(
-    settings: ApiSettings, sink: Sink, registry: CollectorRegistry | None = None
+    settings: ApiSettings,
+    sink: Sink,
+    registry: CollectorRegistry | None = None,
+    *,
+    desk: Desk | None = None,
 ) -> web.Application:
     """The API app; its /metrics renders `registry` (the bot's, so both ports say the same)."""
     # client_max_size stops a body sent without a length (chunked) at the limit too.
@@ -39,6 +46,7 @@ def make_app(
     )
     app[keys.SETTINGS] = settings
     app[keys.SINK] = sink
+    app[keys.DESK] = desk
     app[keys.TOKENS] = Tokens(settings.sources)
     app[keys.LIMITS] = RateLimits(settings.sources)
     app[keys.METRICS] = ApiMetrics(bot_registry() if registry is None else registry, sink)

@@ -16,16 +16,20 @@ from roombot.api.validation import (
     BodyError,
     parse_batch,
     parse_heartbeat,
+    parse_node,
     parse_one,
     parse_report,
+    parse_results,
 )
 from roombot.events import Event
+from roombot.node_desk import Refused
 from roombot.nodes import NodeClaimed, NodeState
 from roombot.observe import metrics_response
 from roombot.pipeline import Ack, TurnStatus, Unavailable
 
 __all__ = [
     "Handler",
+    "get_node_requests",
     "get_nodes",
     "get_turn",
     "healthz",
@@ -33,6 +37,7 @@ __all__ = [
     "post_batch",
     "post_event",
     "post_heartbeat",
+    "post_node_results",
     "post_report",
 ]
 
@@ -187,6 +192,43 @@ async def get_nodes(request: web.Request) -> web.Response:
     sink = request.app[keys.SINK]
     seen = [_node(s) for s in sink.node_states() if source.all_rooms or s.source == source.name]
     return web.json_response({"offline_after": sink.offline_after, "nodes": seen})
+
+
+def _desk_and_node(request: web.Request) -> tuple[Any, str]:
+    desk = request.app[keys.DESK]
+    if desk is None:
+        raise refuse(503, "this server does not serve room commands to nodes")
+    try:
+        node = parse_node(request.match_info["node"])
+    except BodyError as e:
+        raise _body_error(e) from None
+    return desk, node
+
+
+async def get_node_requests(request: web.Request) -> web.Response:
+    """A node's loop asks for work: the room commands for it that its source may have."""
+    desk, node = _desk_and_node(request)
+    source = request[keys.SOURCE]
+    try:
+        pending = desk.poll(source=source.name, allows=source.allows, node=node)
+    except Refused as e:
+        raise refuse(409, str(e), field="node") from None
+    return web.json_response({"requests": [r.wire() for r in pending]})
+
+
+async def post_node_results(request: web.Request) -> web.Response:
+    """A node's loop says what it did; each result becomes the room's answer."""
+    desk, node = _desk_and_node(request)
+    try:
+        results = parse_results(request[keys.JSON])
+    except BodyError as e:
+        raise _body_error(e) from None
+    source = request[keys.SOURCE]
+    try:
+        unknown = desk.results(source=source.name, allows=source.allows, node=node, results=results)
+    except Refused as e:
+        raise refuse(409, str(e), field="node") from None
+    return web.json_response({"taken": len(results) - len(unknown), "unknown": unknown})
 
 
 async def healthz(request: web.Request) -> web.Response:

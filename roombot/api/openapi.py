@@ -28,6 +28,9 @@ _NAMES = {
     "heartbeat": "Heartbeat",
     "beat": "Beat",
     "nodes": "Nodes",
+    "requests": "Requests",
+    "results": "Results",
+    "taken": "Taken",
 }
 
 
@@ -58,7 +61,8 @@ def _json(name: str, description: str) -> dict[str, Any]:
     return {"description": description, "content": {"application/json": {"schema": _ref(name)}}}
 
 
-def _errors(*statuses: int) -> dict[str, Any]:
+def _errors(*statuses: int, **said: str) -> dict[str, Any]:
+    """The refusals of an operation; `said` (`s409=...`) words one for this operation."""
     why = {
         400: "the body is not JSON or does not fit the schema: `field` and `expected` say where",
         401: "no bearer token, or not one of the bot's sources",
@@ -73,7 +77,7 @@ def _errors(*statuses: int) -> dict[str, Any]:
     }
     out: dict[str, Any] = {}
     for s in statuses:
-        out[str(s)] = _json("Error", why[s])
+        out[str(s)] = _json("Error", said.get(f"s{s}", why[s]))
         if s == 429:
             out[str(s)]["headers"] = {
                 "Retry-After": {"schema": {"type": "string"}, "description": "seconds"}
@@ -98,6 +102,14 @@ def _post(summary: str, description: str, body: str, *extra: int) -> dict[str, A
             },
         }
     }
+
+
+_NODE: dict[str, Any] = {
+    "name": "node",
+    "in": "path",
+    "required": True,
+    "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"},
+}
 
 
 def build() -> dict[str, Any]:
@@ -170,6 +182,55 @@ def build() -> dict[str, Any]:
                 "responses": {
                     "200": _json("Nodes", "each node's state and what its last heartbeat said"),
                     **_errors(401),
+                },
+            }
+        },
+        "/v1/nodes/{node}/requests": {
+            "get": {
+                "summary": "A node asks for the room commands it is to carry out",
+                "description": "The node agent's loop (roombot/node_requests.py) polls this "
+                "every few seconds. A request stays here until its result is posted or it "
+                "times out (60 s); a node name belongs to the source that polls for it. "
+                "See docs/room-commands.md.",
+                "parameters": [_NODE],
+                "responses": {
+                    "200": _json("Requests", "the requests waiting (possibly none)"),
+                    **_errors(
+                        400,
+                        401,
+                        409,
+                        503,
+                        s400="the node name is not letters, digits, '_.-' (1-64)",
+                        s409="another source polls for this node name",
+                        s503="this server does not serve room commands",
+                    ),
+                },
+            }
+        },
+        "/v1/nodes/{node}/results": {
+            "post": {
+                "summary": "A node says what it did with its requests",
+                "description": "Each result finishes one request and becomes a notice in "
+                "the room the command came from. Ids of no waiting request are listed in "
+                "`unknown`, not refused.",
+                "parameters": [_NODE],
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": _ref("Results")}},
+                },
+                "responses": {
+                    "200": _json("Taken", "the results taken"),
+                    **_errors(
+                        400,
+                        401,
+                        409,
+                        413,
+                        415,
+                        429,
+                        503,
+                        s409="this source's token did not ask for this node's work",
+                        s503="this server does not serve room commands",
+                    ),
                 },
             }
         },

@@ -14,6 +14,7 @@ from aiohttp import web
 from prometheus_client import CollectorRegistry
 
 from roombot.api.app import make_app
+from roombot.api.desk import Desk
 from roombot.api.settings import ApiSettings
 from roombot.api.sink import Sink
 from roombot.api.tls import ServerCert
@@ -25,9 +26,10 @@ async def serve_api(
     *,
     reload_on_sighup: bool = True,
     registry: CollectorRegistry | None = None,
+    desk: Desk | None = None,
 ) -> web.AppRunner:
     """Listen on settings.host:port; `runner.cleanup()` stops it (and the SIGHUP handler)."""
-    app = make_app(settings, sink, registry)
+    app = make_app(settings, sink, registry, desk=desk)
     cert = None
     if settings.tls_cert_file is not None and settings.tls_key_file is not None:
         cert = ServerCert(settings.tls_cert_file, settings.tls_key_file)

@@ -22,10 +22,12 @@ from jsonschema.exceptions import ValidationError, best_match  # type: ignore[im
 from referencing import Registry, Resource
 
 from roombot.events import Event, EventError, TurnEnded, TurnStarted, parse_event
+from roombot.node_desk import ResultIn
 from roombot.nodes import NodeInfo
+from roombot.roomcommands import NODE
 
-BODY_SCHEMAS = ("batch", "report", "heartbeat")
-RESPONSE_SCHEMAS = ("ack", "error", "turn", "health", "beat", "nodes")
+BODY_SCHEMAS = ("batch", "report", "heartbeat", "results")
+RESPONSE_SCHEMAS = ("ack", "error", "turn", "health", "beat", "nodes", "requests", "taken")
 MAX_DEPTH = 64  # deeper JSON is refused before it can exhaust the stack
 
 
@@ -259,3 +261,30 @@ def parse_report(obj: object) -> Report:
         raise BodyError(e.field, e.expected) from None
     assert isinstance(first, TurnStarted) and isinstance(second, TurnEnded)
     return Report(first.turn, first.room, f"{base}/started", (first, second))
+
+
+def parse_node(name: str) -> str:
+    """A node name from a path: the shape room commands accept (roomcommands.NODE)."""
+    if not NODE.fullmatch(name):
+        raise BodyError("node", "a node name of letters, digits, '_.-' (1-64)")
+    return name
+
+
+def parse_results(obj: object) -> list[ResultIn]:
+    """A node's results (results.v1.json)."""
+    check("results", obj)
+    assert isinstance(obj, dict)
+    out = []
+    for item in obj["results"]:
+        plan = item.get("plan") or {}
+        out.append(
+            ResultIn(
+                id=item["id"],
+                ok=item["ok"],
+                text=item.get("text", ""),
+                digest=plan.get("digest"),
+                diff=plan.get("diff", ""),
+                versions=dict(plan.get("versions") or {}),
+            )
+        )
+    return out

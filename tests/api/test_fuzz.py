@@ -34,6 +34,7 @@ from roombot.api.openapi import PATH
 from roombot.api.settings import ApiSettings
 from roombot.outbox import Outbox
 from roombot.pipeline import Pipeline
+from roombot.room_reader import RoomReader
 from roombot.turns import TurnMachine
 from tests.api.conftest import RULES, auth, sources
 
@@ -83,7 +84,8 @@ class Server:
         outbox = Outbox(self.state / "outbox.sqlite3")
         self.pipeline = Pipeline(self.state / "journal.sqlite3", TurnMachine(RULES), outbox)
         await self.pipeline.start()
-        runner = web.AppRunner(make_app(ApiSettings(sources=sources()), self.pipeline))
+        app = make_app(ApiSettings(sources=sources()), self.pipeline, desk=RoomReader(outbox))
+        runner = web.AppRunner(app)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", 0).start()
         self.url = f"http://127.0.0.1:{runner.addresses[0][1]}"

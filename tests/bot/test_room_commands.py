@@ -1,0 +1,237 @@
+"""Commands in the room against a real Synapse: a moderator's help answered, a member
+without power refused with the reason, in a plain and an encrypted room (the member's
+real client encrypts the command; the bot decrypts it and answers encrypted)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from roombot.devserver import DevServer
+from roombot.viewer import Viewer
+from tests.bot.helpers import bot_and_member, running, write_config
+from tests.conftest import unique_name
+
+
+@pytest.mark.parametrize("encrypted", [False, True], ids=["plain", "encrypted"])
+async def test_help_for_a_moderator_and_a_refusal_for_a_member(
+    synapse: DevServer, tmp_path: Path, encrypted: bool
+) -> None:
+    bot, _, mod = await bot_and_member(synapse, tmp_path / "mod")
+    other_user = synapse.register_user(unique_name("member"))
+    other = Viewer(synapse.url, other_user.user_id, other_user.password, tmp_path / "other")
+    await other.login()
+    try:
+        room = await mod.create_room(encrypted=encrypted, invite=(bot.user_id, other_user.user_id))
+        await other.join(room)
+        config = write_config(tmp_path / "bot", synapse, bot, [room])
+        from roombot.config import load_config
+
+        async with running(load_config(config)) as running_bot:
+            await mod.wait_member(room, bot.user_id)
+            await other.wait_member(room, bot.user_id)
+            await mod.sync(0)  # the bot's device is known before the key is shared
+            await mod.send_text(room, "!roombot help")
+            (helped,) = await mod.wait_for(room, 1, sender=bot.user_id)
+            assert helped.content["msgtype"] == "m.notice"
+            assert helped.content["body"].startswith("roombot commands:")
+            assert "!roombot reporters plan NODE NAME enable|disable" in helped.content["body"]
+            assert helped.content["m.mentions"] == {}
+            assert helped.encrypted is encrypted
+
+            await other.sync(0)
+            await other.send_text(room, "!roombot reporters plan gpu-1 pi enable")
+            seen = await mod.wait_for(room, 2, sender=bot.user_id)
+            assert seen[1].content["body"] == (
+                "Refused: only members with power level 50 or more may run !roombot "
+                "reporters plan in this room; your power level here is 0."
+            )
+            assert seen[1].encrypted is encrypted
+            # a message that is not a command, and a notice, are never answered
+            await mod.send_text(room, "roombot help")
+            await other.send_text(room, "!roombot")  # refused once more: counted below
+            await mod.wait_for(room, 3, sender=bot.user_id)
+            assert running_bot.reader.read_count == 3
+            assert running_bot.reader.outcomes["answered"] == 1
+            assert running_bot.reader.outcomes["refused_power"] == 2
+            assert running_bot.outbox.counts()["sent"] == 3
+        # A restart that forgets the sync position (nio's stored token dropped): the first
+        # sync hands the room's recent timeline back, old commands included; none runs again.
+        dropped = 0
+        for db in (tmp_path / "bot" / "state" / "crypto").glob("*.db"):
+            with sqlite3.connect(db) as con:
+                dropped += con.execute("DELETE FROM synctokens").rowcount
+        assert dropped == 1
+        async with running(load_config(config)) as again:
+            await mod.send_text(room, "!roombot help")
+            seen = await mod.wait_for(room, 4, sender=bot.user_id)
+            await asyncio.sleep(1)
+            await mod.sync(500)
+            assert len(mod.messages(room, bot.user_id)) == 4
+            assert seen[3].content["body"].startswith("roombot commands:")
+            assert again.reader.read_count == 1
+            assert again.reader.replayed == 3  # the three old commands came back, unrun
+    finally:
+        await mod.close()
+        await other.close()
+
+
+NODE_TOKEN = "room-commands-node-token-0123456789"
+
+
+async def test_the_round_trip_plan_apply_stale_and_not_opted_in(
+    synapse: DevServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In an encrypted room: the moderator's plan goes to a node loop (serve_requests,
+    against the bot's real report API), the plan comes back with its digest, the apply
+    of that digest changes the file; a stale digest and a node that has not opted in
+    are refused with a notice; a member without power is refused."""
+    import asyncio
+    import json
+
+    from roombot.config import load_config
+    from roombot.devserver import free_port
+    from roombot.node_requests import serve_requests
+    from roombot.reporters import Settings
+    from tests.roomcmd.plan_handler import PlanHandler
+
+    bot, _, mod = await bot_and_member(synapse, tmp_path / "mod")
+    other_user = synapse.register_user(unique_name("member"))
+    other = Viewer(synapse.url, other_user.user_id, other_user.password, tmp_path / "other")
+    await other.login()
+    agent = tmp_path / "pi-agent"
+    agent.mkdir()
+    settings_file = agent / "settings.json"
+    settings_file.write_text('{\n  "theme": "dark"\n}\n')
+    env = {"PI_CODING_AGENT_DIR": str(agent), "HOME": str(tmp_path)}
+    handler = PlanHandler(
+        tmp_path / "node", env, Settings("http://127.0.0.1:8450", token_file="/etc/rb-token")
+    )
+    stop = asyncio.Event()
+    tasks: list[asyncio.Task[None]] = []
+    try:
+        room = await mod.create_room(encrypted=True, invite=(bot.user_id, other_user.user_id))
+        await other.join(room)
+        port = free_port()
+        monkeypatch.setenv("ROOMBOT_RC_NODE_TOKEN", NODE_TOKEN)
+        extra = (
+            f'[api]\nport = {port}\n[[api.sources]]\nname = "nodes"\n'
+            f'token_env = "ROOMBOT_RC_NODE_TOKEN"\nrooms = ["{room}"]\n'
+        )
+        config = write_config(tmp_path / "bot", synapse, bot, [room], extra=extra)
+        url = f"http://127.0.0.1:{port}"
+        async with running(load_config(config)) as bot_run:
+            for node, opted_in in (("gpu-1", True), ("gpu-2", False)):
+                tasks.append(
+                    asyncio.create_task(
+                        serve_requests(
+                            url,
+                            NODE_TOKEN,
+                            node,
+                            tmp_path / node,
+                            stop=stop,
+                            interval=0.2,
+                            handle=handler,
+                            enabled=lambda yes=opted_in: yes,
+                        )
+                    )
+                )
+            await mod.wait_member(room, bot.user_id)
+            await other.wait_member(room, bot.user_id)
+            await asyncio.sleep(0.5)  # both loops have asked for work once
+            count = 0
+
+            async def say(viewer: Viewer, body: str) -> str:
+                nonlocal count
+                await viewer.sync(0)
+                await viewer.send_text(room, body)
+                count += 1
+                seen = await mod.wait_for(room, count, sender=bot.user_id, timeout=60)
+                assert seen[-1].encrypted and seen[-1].content["msgtype"] == "m.notice"
+                return str(seen[-1].content["body"])
+
+            before = settings_file.read_text()
+            plan = await say(mod, "!roombot reporters plan gpu-1 pi enable")
+            assert plan.startswith("Plan: enable the pi reporter on node gpu-1"), plan
+            digest = plan.split("Digest: ")[1].split("\n")[0]
+            assert len(digest) == 64 and '+  "roombotReporter"' in plan
+            assert settings_file.read_text() == before
+
+            refused = await say(other, f"!roombot reporters apply gpu-1 {digest}")
+            assert refused.startswith("Refused: only members with power level 50 or more")
+            assert settings_file.read_text() == before
+
+            applied = await say(mod, f"!roombot reporters apply gpu-1 {digest}")
+            assert applied.startswith(f"Applied on node gpu-1: plan {digest[:12]}"), applied
+            tree = json.loads(settings_file.read_text())
+            assert tree["roombotReporter"] == {
+                "url": "http://127.0.0.1:8450",
+                "tokenFile": "/etc/rb-token",
+            }
+            assert tree["theme"] == "dark"
+
+            plan2 = await say(mod, "!roombot reporters plan gpu-1 pi disable")
+            digest2 = plan2.split("Digest: ")[1].split("\n")[0]
+            settings_file.write_text(settings_file.read_text().replace("dark", "light"))
+            stale = await say(mod, f"!roombot reporters apply gpu-1 {digest2}")
+            assert stale.startswith("Node gpu-1 refused !roombot reporters apply"), stale
+            assert "changed since the plan was made; nothing written" in stale
+            assert "roombotReporter" in settings_file.read_text()
+
+            not_in = await say(mod, "!roombot reporters plan gpu-2 pi enable")
+            assert not_in == (
+                "Node gpu-2 refused !roombot reporters plan: node gpu-2 has not opted in to "
+                "being managed from the room; on the node run: roombot node plugin-management "
+                "enable"
+            )
+            unknown = await say(mod, "!roombot reporters plan gpu-9 pi enable")
+            assert "node gpu-9 has not asked this bot for work" in unknown
+            assert [c.op for c in handler.calls] == ["plan", "apply", "plan", "apply"]
+            assert {k: v for k, v in bot_run.reader.outcomes.items() if v} == {
+                "refused_power": 1,
+                "refused_desk": 1,
+                "passed": 5,
+                "node_ok": 3,
+                "node_refused": 2,
+            }
+            stop.set()
+            await asyncio.gather(*tasks)
+    finally:
+        stop.set()
+        for t in tasks:
+            t.cancel()
+        await mod.close()
+        await other.close()
+
+
+async def test_history_shown_on_joining_is_never_a_command(
+    synapse: DevServer, tmp_path: Path
+) -> None:
+    """A command written before the bot was in the room (fresh, and after the bot
+    started) comes in the join's timeline; only the command after the join runs."""
+    from roombot.config import load_config
+
+    bot, _, mod = await bot_and_member(synapse, tmp_path / "mod")
+    try:
+        config = write_config(
+            tmp_path / "bot", synapse, bot, [], extra=f'[invites]\nusers = ["{mod.user_id}"]\n'
+        )
+        async with running(load_config(config)) as running_bot:
+            room = await mod.create_room(encrypted=False)
+            await mod.send_text(room, "!roombot help")
+            await mod.send_text(room, "!roombot reporters plan gpu-1 pi enable")
+            await mod.client.room_invite(room, bot.user_id)
+            await mod.wait_member(room, bot.user_id)
+            await asyncio.sleep(1)  # the bot's join sync, with the history, is read
+            await mod.send_text(room, "!roombot help")
+            (answer,) = await mod.wait_for(room, 1, sender=bot.user_id)
+            assert answer.content["body"].startswith("roombot commands:")
+            await asyncio.sleep(1)
+            await mod.sync(500)
+            assert len(mod.messages(room, bot.user_id)) == 1
+            assert running_bot.reader.read_count == 1
+    finally:
+        await mod.close()
