@@ -20,8 +20,8 @@ demo: $(STAMP)
 	$(BIN)/roombot demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check cards roombot tests bench lab
-	$(BIN)/ruff format --check cards roombot tests bench lab
+	$(BIN)/ruff check cards roombot tests bench lab reporters/hermes
+	$(BIN)/ruff format --check cards roombot tests bench lab reporters/hermes
 
 typecheck: $(STAMP)
 	$(BIN)/mypy $(wildcard $(MYPY_PATHS))

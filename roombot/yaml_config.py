@@ -72,7 +72,11 @@ def render(old: str | None, old_tree: Json, new_tree: Json, *, lists_under: str)
             text = _set_block(text, key, after)
         else:
             text = _remove_block(text, key)
-    if parse(text) != new_tree:
+    try:
+        same = parse(text) == new_tree
+    except YamlEditError:
+        same = False  # the edit broke the file: refused all the same
+    if not same:
         raise YamlEditError(
             "its layout is one roombot cannot edit line by line without changing something "
             "else; make the change by hand"
@@ -123,12 +127,16 @@ def _unquote(key: str) -> str:
 
 
 def _dump_block(key: str, value: Any) -> list[str]:
-    out = [f"{key}:"]
-    if isinstance(value, dict) and value:
-        out[0] += "\n"
-        out += [f"  {k}: {json.dumps(v, ensure_ascii=False)}\n" for k, v in value.items()]
-        return out
-    out[0] += f" {json.dumps(value, ensure_ascii=False)}\n"
+    """A top-level block: a mapping of scalars and lists of scalars, else one JSON value."""
+    if not isinstance(value, dict) or not value:
+        return [f"{key}: {json.dumps(value, ensure_ascii=False)}\n"]
+    out = [f"{key}:\n"]
+    for k, v in value.items():
+        if isinstance(v, list) and v:
+            out.append(f"  {k}:\n")
+            out += [f"    - {_scalar(item)}\n" for item in v]
+        else:
+            out.append(f"  {k}: {json.dumps(v, ensure_ascii=False)}\n")
     return out
 
 
