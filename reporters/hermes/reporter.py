@@ -19,11 +19,13 @@ whatever comes next: the session's next turn, the session's finalize or reset, H
 exit, or `endAfter` seconds with no hook call for it (Hermes waits at most 60 s plus
 jitter between retries, so the default is 120 s).
 
-Pure apart from the queue it hands events to; the clock is passed in.
+Pure apart from the queue it hands events to; the clock is passed in. An event is handed
+over as a dict, or as a function giving it (built later, on the sender's thread).
 """
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -52,6 +54,7 @@ class Stats:
 
 
 Context = Callable[[], Mapping[str, str]]
+Event = dict[str, Any] | Callable[[], dict[str, Any]]
 
 
 def no_context() -> Mapping[str, str]:
@@ -63,7 +66,7 @@ class Reporter:
 
     def __init__(
         self,
-        emit: Callable[[dict[str, Any]], None],
+        emit: Callable[[Event], None],
         *,
         room: str | None = None,
         node: str | None = None,
@@ -140,10 +143,13 @@ class Reporter:
             self.emit(report.attempt(t.turn, pair[0], pair[1], now))
 
     def _api_request_error(self, now: float, kw: Mapping[str, Any]) -> None:
+        # The event is built on the sender's thread (reading the provider's body back is the
+        # costly part): the hook keeps only the few small values it needs.
+        failure = _failure(kw)
         if _acp(kw):
             session = _s(kw.get("session_id"))
             if session:
-                self.emit(report.session_report(session, kw, now))
+                self.emit(functools.partial(report.session_report, session, failure, now))
             return
         t = self._own(now, kw)
         if t is None:
@@ -152,7 +158,7 @@ class Reporter:
         if pair != t.pair:  # no pre_api_request seen for this call
             t.pair = pair
             self.emit(report.attempt(t.turn, pair[0], pair[1], now))
-        self.emit(report.failed_attempt(t.turn, kw, now))
+        self.emit(functools.partial(report.failed_attempt, t.turn, failure, now))
 
     def _post_api_request(self, now: float, kw: Mapping[str, Any]) -> None:
         if _acp(kw):
@@ -264,6 +270,19 @@ _HANDLERS: dict[str, Callable[[Reporter, float, Mapping[str, Any]], None]] = {
     "on_session_reset": Reporter._session_closed,
 }
 HOOKS = tuple(_HANDLERS)
+
+
+def _failure(kw: Mapping[str, Any]) -> dict[str, Any]:
+    """What report.failure_of reads of an api_request_error call, copied (small values)."""
+    error = kw.get("error")
+    error = error if isinstance(error, Mapping) else {}
+    return {
+        "provider": kw.get("provider"),
+        "model": kw.get("model"),
+        "status_code": kw.get("status_code"),
+        "reason": kw.get("reason"),
+        "error": {"type": error.get("type"), "message": error.get("message")},
+    }
 
 
 def _acp(kw: Mapping[str, Any]) -> bool:

@@ -175,10 +175,11 @@ class Sender:
         self.counts = Counts()
         self._tick = tick  # run by the thread about once a second (the reporter's timers)
         self._clock = clock
-        self._queue: collections.deque[tuple[dict[str, Any], int]] = collections.deque()
+        self._queue: collections.deque[tuple[Any, int]] = collections.deque()
         self._cond = threading.Condition()
         self._busy = False
         self._stopped = False
+        self._full = 0  # dropped for a full queue since the thread last said so
         parts = urllib.parse.urlsplit(config.url)
         self._host = parts.hostname or ""
         self._events_url = config.url + "/v1/events"
@@ -197,12 +198,14 @@ class Sender:
         self._thread = threading.Thread(target=self._run, name="roombot-reporter", daemon=True)
         self._thread.start()
 
-    def enqueue(self, event: dict[str, Any]) -> None:
+    def enqueue(self, event: dict[str, Any] | Callable[[], dict[str, Any]]) -> None:
+        """Hold one event (or a function building it, called on the thread); never blocks."""
         try:
             with self._cond:
                 if len(self._queue) >= self.options.max_queue:
-                    old, _ = self._queue.popleft()
-                    self._drop(old, f"queue full ({self.options.max_queue} reports)")
+                    self._queue.popleft()  # the oldest; said by the thread, not in the hook
+                    self.counts.dropped += 1
+                    self._full += 1
                 self._queue.append((event, 0))
                 self._cond.notify()
         except Exception:
@@ -240,10 +243,17 @@ class Sender:
                         return
                     item = self._queue.popleft() if self._queue else None
                     self._busy = item is not None
+                    full, self._full = self._full, 0
+                if full:
+                    self.log(
+                        f"{LOG_PREFIX}dropped {full} report(s), the oldest first: queue full "
+                        f"({self.options.max_queue} reports)"
+                    )
                 if self._tick is not None:
                     self._tick(self._clock())
                 if item is not None:
-                    self._send(*item)
+                    event, tries = item
+                    self._send(event() if callable(event) else event, tries)
             except Exception as e:  # the thread must outlive anything
                 self.counts.errors += 1
                 self.log(f"{LOG_PREFIX}sender error: {type(e).__name__}")
