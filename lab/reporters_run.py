@@ -212,10 +212,15 @@ def markdown_after(rows: Sequence[ReporterRow], elapsed: float) -> str:
         "[reporters.md](reporters.md)) by `roombot reporters enable NAME --apply`, and",
         "roombot's real report API, journal and turn rules in the case's namespace",
         "(`lab/reporters_case.py`, run by `tests/lab/test_reporters.py`). On the wire",
-        "nothing changes - the turn still ends with no answer and no error - but the",
-        "reporter sends what the harness knew as a `turn.report` naming its session,",
-        "and the card carries the provider's own sentence instead of \"completed",
-        'without a reply". A run that ends well after a reported error gives no card.',
+        "nothing changes - Pi and OpenClaw still end the turn with no answer and no",
+        "error, Hermes still answers with its last error - but the reporter sends what",
+        "the harness knew as a `turn.report` naming its session, and the card carries",
+        'the provider\'s own sentence instead of "completed without a reply". A run',
+        "that ends well after a reported error gives no card. Hermes's fallback chain",
+        "works only outside ACP (its ACP adapter does not pass it to the agent): that",
+        "case runs `hermes chat -q` with no proxy, and the reporter tells roombot the",
+        "whole turn (started, each attempt, each failure, the end); the card lists",
+        "every attempt as status: sentence.",
         "",
         f"Last run: {time.strftime('%Y-%m-%d', time.gmtime())}, "
         f"{len(rows)} cases in {elapsed:.0f} s.",
@@ -239,12 +244,16 @@ def markdown_after(rows: Sequence[ReporterRow], elapsed: float) -> str:
         kind = posts[0].get("kind", "") if posts else "no card"
         message = str(posts[0].get("message", "")) if posts else ""
         wire = {"alone": "no ACP"}.get(r.wire, r.wire)
+        limit = 160
         if len(posts) == 1 and len(posts[0].get("attempts") or []) > 1:
+            # every attempt, each with its status and the start of its own sentence
             message = " / ".join(
-                f"{a.get('status')}: {a.get('message', '')}" for a in posts[0]["attempts"]
+                f"{a.get('status')}: {_cell(str(a.get('message', '')), 70)}"
+                for a in posts[0]["attempts"]
             )
+            limit = 70 * len(posts[0]["attempts"]) + 20
         out.append(
-            f"| {r.harness} | {label} | {wire} | {r.reported} | {kind} | {_cell(message, 160)} "
+            f"| {r.harness} | {label} | {wire} | {r.reported} | {kind} | {_cell(message, limit)} "
             f"| {_cell(r.verdict, 120)} | {r.seconds:.0f} |"
         )
     out += ["", END]

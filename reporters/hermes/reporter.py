@@ -25,6 +25,7 @@ over as a dict, or as a function giving it (built later, on the sender's thread)
 
 from __future__ import annotations
 
+import collections
 import functools
 import threading
 from collections.abc import Callable, Mapping
@@ -83,6 +84,9 @@ class Reporter:
         self.stats = Stats()
         self._lock = threading.Lock()
         self._turns: dict[str, _Turn] = {}  # Hermes turn_id -> the turn, oldest first
+        # Turns already ended: a hook call after the end (a background review of the same
+        # turn) must not start it again.
+        self._ended: collections.OrderedDict[str, None] = collections.OrderedDict()
         self._said_no_room = False
 
     # -- the hooks (Hermes calls them with keyword arguments) --
@@ -194,7 +198,7 @@ class Reporter:
 
     def _own(self, now: float, kw: Mapping[str, Any]) -> _Turn | None:
         key = _s(kw.get("turn_id"))
-        if key is None:
+        if key is None or key in self._ended:
             return None
         t = self._turns.get(key)
         if t is None:
@@ -257,6 +261,9 @@ class Reporter:
     def _end(self, key: str, at: float, *, interrupted: bool = False) -> None:
         t = self._turns.pop(key, None)
         if t is not None:
+            self._ended[key] = None
+            if len(self._ended) > 4 * MAX_OPEN:
+                self._ended.popitem(last=False)
             self.emit(report.ended(t.turn, at, interrupted=interrupted))
 
 

@@ -236,6 +236,17 @@ def test_outside_acp_with_no_room_nothing_is_sent_and_it_is_said_once() -> None:
     assert len(lines) == 1 and "roombot_reporter.room" in lines[0]
 
 
+def test_a_hook_call_after_the_end_does_not_start_the_turn_again() -> None:
+    sent: list[Any] = []
+    rules = rules_mod.Reporter(sent.append, room=ROOM)
+    rules.hook("pre_llm_call", 1.0, h.pre_llm_call())
+    rules.hook("on_session_end", 2.0, h.on_session_end())
+    rules.hook("pre_api_request", 3.0, h.pre_api_request("lab-small"))  # e.g. a review
+    rules.hook("api_request_error", 3.1, h.api_request_error("overloaded"))
+    assert [e["type"] for e in built(sent)] == ["turn.started", "turn.ended"]
+    assert rules.open_turns() == 0
+
+
 def test_a_next_turn_of_the_session_ends_the_one_left_open() -> None:
     sent: list[dict[str, Any]] = []
     rules = rules_mod.Reporter(sent.append, room=ROOM)
