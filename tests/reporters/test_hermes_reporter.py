@@ -9,11 +9,14 @@ pipeline handed the outbox. The plugin inside the real Hermes is test_hermes_in_
 from __future__ import annotations
 
 import asyncio
+import http.server
 import json
 import socket
 import sqlite3
+import ssl
+import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,7 @@ from roombot.outbox import Outbox
 from roombot.pipeline import Pipeline
 from roombot.reporters import reporter_map
 from roombot.turns import TurnMachine, TurnRules
+from tests.api.pki import make_pki
 from tests.reporters import hermes_plugin as h
 from tests.reporters.conftest import Scripted
 
@@ -380,3 +384,41 @@ def _journal(bot: Bot) -> list[dict[str, Any]]:
     finally:
         db.close()
     return [json.loads(body) for (body,) in rows]
+
+
+# --- TLS: verified against the CA file, never loosened --------------------------------------
+
+
+@pytest.fixture
+def tls_api(tmp_path: Path) -> Iterator[tuple[str, Path, type[Scripted]]]:
+    pki = make_pki(tmp_path / "pki")
+    cert, key = pki.leaf("api", "localhost", "127.0.0.1")
+    handler = type("Handler", (Scripted,), {"answers": [], "bodies": []})
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(cert, key)
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"https://localhost:{server.server_address[1]}", pki.ca_file, handler
+    server.shutdown()
+    server.server_close()
+
+
+def test_https_is_verified_against_the_ca_file(
+    tls_api: tuple[str, Path, type[Scripted]], token_file: Path
+) -> None:
+    url, ca_file, handler = tls_api
+    running = start(url, token_file, caFile=str(ca_file))
+    running.sender.enqueue({"type": "turn.report", "event_id": "over-tls", "turn": "session:s"})
+    assert running.sender.flush(5.0)
+    assert running.sender.counts.sent == 1
+    assert [b["event_id"] for b in handler.bodies] == ["over-tls"]
+    # the system's CAs do not know this one: refused once, not retried, nothing sent
+    lines: list[str] = []
+    refused = start(url, token_file, lines)
+    refused.sender.enqueue({"type": "turn.report", "event_id": "refused", "turn": "session:s"})
+    assert refused.sender.flush(5.0)
+    assert refused.sender.counts.dropped == 1 and refused.sender.counts.retries == 0
+    assert any("TLS refused" in line and "unknown issuer" in line for line in lines)
+    assert [b["event_id"] for b in handler.bodies] == ["over-tls"]
