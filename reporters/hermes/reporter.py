@@ -34,6 +34,9 @@ from typing import Any
 
 from . import report
 
+# A delegated subagent's calls: its outcome reaches the parent turn as a tool result, and the
+# parent's own calls are what the person is waiting on.
+IGNORED_PLATFORMS = frozenset({"subagent"})
 MAX_OPEN = 256  # own turns followed at once; the oldest is ended first beyond that
 END_AFTER = 120.0
 
@@ -95,7 +98,7 @@ class Reporter:
         try:
             self.stats.hooks += 1
             handler = _HANDLERS.get(name)
-            if handler is not None:
+            if handler is not None and kwargs.get("platform") not in IGNORED_PLATFORMS:
                 with self._lock:
                     handler(self, now, kwargs)
         except Exception:

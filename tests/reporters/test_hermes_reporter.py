@@ -251,6 +251,14 @@ def test_a_hook_call_after_the_end_does_not_start_the_turn_again() -> None:
     assert rules.open_turns() == 0
 
 
+def test_a_subagents_calls_are_left_to_its_parent() -> None:
+    sent: list[Any] = []
+    rules = rules_mod.Reporter(sent.append, room=ROOM)
+    rules.hook("pre_llm_call", 1.0, h.pre_llm_call(platform="subagent"))
+    rules.hook("api_request_error", 1.1, h.api_request_error(platform="subagent"))
+    assert sent == [] and rules.open_turns() == 0
+
+
 def test_a_next_turn_of_the_session_ends_the_one_left_open() -> None:
     sent: list[dict[str, Any]] = []
     rules = rules_mod.Reporter(sent.append, room=ROOM)
