@@ -5,7 +5,7 @@ VENV   ?= .venv
 BIN     = $(VENV)/bin
 STAMP   = $(VENV)/.installed-stamp
 # The statically checked parts: `cards` and the pure stages of `roombot`.
-MYPY_PATHS = cards roombot/env_names.py roombot/nodes.py roombot/node_name.py roombot/node_agent.py roombot/metrics.py roombot/normalise roombot/redact roombot/turns.py roombot/events.py roombot/acp/observer.py roombot/acp/build.py roombot/acp/rooms.py roombot/acp/lines.py roombot/acp/frames.py roombot/acp/settings.py roombot/crosssign/keys.py roombot/crosssign/recovery.py roombot/crosssign/assess.py roombot/crosssign/store.py roombot/crosssign/manage.py roombot/crosssign/startup.py roombot/private_files.py roombot/report_tls.py roombot/api/tls.py roombot/crosssign/devices.py roombot/crosssign/recipients.py roombot/check roombot/session.py roombot/initconfig.py roombot/logs.py roombot/roomcommands.py roombot/node_desk.py roombot/room_reader.py roombot/node_requests.py roombot/api/desk.py
+MYPY_PATHS = cards roombot/env_names.py roombot/nodes.py roombot/node_name.py roombot/node_agent.py roombot/metrics.py roombot/normalise roombot/redact roombot/turns.py roombot/events.py roombot/acp/observer.py roombot/acp/build.py roombot/acp/rooms.py roombot/acp/lines.py roombot/acp/frames.py roombot/acp/settings.py roombot/crosssign/keys.py roombot/crosssign/recovery.py roombot/crosssign/assess.py roombot/crosssign/store.py roombot/crosssign/manage.py roombot/crosssign/startup.py roombot/private_files.py roombot/report_tls.py roombot/api/tls.py roombot/crosssign/devices.py roombot/crosssign/recipients.py roombot/check roombot/session.py roombot/initconfig.py roombot/logs.py roombot/roomcommands.py roombot/node_desk.py roombot/room_reader.py roombot/node_requests.py roombot/api/desk.py roombot/yaml_config.py reporters/hermes
 
 .PHONY: demo test lint typecheck unit clean harnesses
 
@@ -20,8 +20,8 @@ demo: $(STAMP)
 	$(BIN)/roombot demo
 
 lint: $(STAMP)
-	$(BIN)/ruff check cards roombot tests bench lab
-	$(BIN)/ruff format --check cards roombot tests bench lab
+	$(BIN)/ruff check cards roombot tests bench lab reporters/hermes
+	$(BIN)/ruff format --check cards roombot tests bench lab reporters/hermes
 
 typecheck: $(STAMP)
 	$(BIN)/mypy $(wildcard $(MYPY_PATHS))

@@ -14,7 +14,10 @@
 DIR/result.json gets how the turn showed on the wire, and the decisions the rules made (the
 card as `cards.codec.to_payload` gives it), read from what the pipeline handed the outbox.
 `--recover` makes the first model call fail and the harness's own retry answer (Pi's
-`retry` setting); `--fallback` makes the fallback model answer (OpenClaw's chain).
+`retry` setting, Hermes's `agent.api_max_retries`); `--fallback` makes the fallback model
+answer (OpenClaw's chain). `--chain` (Hermes) makes the fallback fail too, with `--then`:
+Hermes's ACP adapter passes no fallback to its agent, so that case runs Hermes on its own
+(`hermes chat -q`, no ACP proxy), and the reporter tells roombot the whole turn itself.
 """
 
 from __future__ import annotations
@@ -71,7 +74,9 @@ class RecordingOutbox(Outbox):
 
 def _config_env(name: str, env: dict[str, str]) -> dict[str, str]:
     """Where the harness keeps its configuration, as the harness itself finds it."""
-    keep = ("HOME", "PI_CODING_AGENT_DIR", "OPENCLAW_CONFIG_PATH", "OPENCLAW_STATE_DIR")
+    keep = (
+        "HOME", "PI_CODING_AGENT_DIR", "OPENCLAW_CONFIG_PATH", "OPENCLAW_STATE_DIR", "HERMES_HOME",
+    )  # fmt: skip
     return {k: v for k, v in env.items() if k in keep}
 
 
@@ -104,6 +109,41 @@ def _pi_retries(home: Path) -> None:
         "provider": {"maxRetries": 0},
     }
     path.write_text(json.dumps(settings, indent=2))
+
+
+def _hermes_config(home: Path, change: dict[str, Any]) -> None:
+    """Merge `change` into the lab's Hermes config.yaml (JSON, which is YAML)."""
+    path = home / ".hermes" / "config.yaml"
+    config = json.loads(path.read_text())
+    for key, value in change.items():
+        config[key] = {**config.get(key, {}), **value} if isinstance(value, dict) else value
+    path.write_text(json.dumps(config, indent=2))
+
+
+async def _hermes_alone(launch: setups.Launch, home: Path, timeout: float) -> dict[str, Any]:
+    """One prompt through `hermes chat -q` (no ACP): how it ended, and what it printed."""
+    cmd = [str(setups.HERMES_BIN / "hermes"), "chat", "-q", case.PROMPT, "-Q"]
+    proc = await asyncio.create_subprocess_exec(
+        *cmd,
+        env=launch.env,
+        cwd=str(home / "work"),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        out, err = await asyncio.wait_for(proc.communicate(), 4 * timeout)
+    except TimeoutError:
+        proc.kill()
+        out, err = await proc.communicate()
+        return {"wire": "no_end", "text": "hermes chat did not end", "exit_code": None}
+    text = out.decode("utf-8", "replace").strip()
+    return {
+        "wire": "alone",  # no ACP: Hermes answered the terminal itself
+        "text": text,
+        "stderr": err.decode("utf-8", "replace")[-1500:],
+        "exit_code": proc.returncode,
+    }
 
 
 async def _start_api(bot: Path, proxy_token: Path, reporter_token: Path) -> tuple[Any, ...]:
@@ -162,16 +202,25 @@ async def run_case(args: argparse.Namespace) -> dict[str, Any]:
     script_cls = FirstFails if args.recover else simulator.Script
     script = script_cls(args.scenario, log_path=out / "requests.jsonl")
     sim_runner, port = await simulator.start(script)
-    launch = harness.write(home, port, args.fallback)
+    launch = harness.write(home, port, args.fallback or args.chain)
     script.extra_headers.update(launch.failure_headers)
-    if args.fallback:
+    if args.fallback or args.chain:
         if launch.fallback is None:
             raise SystemExit(f"{args.harness} has no fallback model in the lab")
-        script.models[launch.fallback] = "answer"
+        script.models[launch.fallback] = args.then if args.chain else "answer"
+    if args.chain:
+        if harness.name != "hermes":
+            raise SystemExit("--chain runs Hermes on its own (hermes chat -q)")
+        # Outside ACP and the gateway no room is known: the operator names the team room.
+        _hermes_config(home, {"roombot_reporter": {"room": case.ROOM}})
     if args.recover:
-        if harness.name != "pi":
-            raise SystemExit("--recover uses Pi's retry setting")
-        _pi_retries(home)
+        if harness.name == "pi":
+            _pi_retries(home)
+        elif harness.name == "hermes":
+            # Hermes counts the first call among its tries: 2 is one retry.
+            _hermes_config(home, {"agent": {"api_max_retries": 2}})
+        else:
+            raise SystemExit("--recover uses Pi's and Hermes's retry settings")
     bot = out / "bot"
     runner, pipeline, outbox, api_port = await _start_api(
         bot, home / "proxy.token", home / "reporter.token"
@@ -183,6 +232,8 @@ async def run_case(args: argparse.Namespace) -> dict[str, Any]:
         "scenario": args.scenario,
         "fallback": args.fallback,
         "recover": args.recover,
+        "chain": args.then if args.chain else None,
+        "fallback_model": launch.fallback,
         "provider": launch.provider,
         "model": launch.model,
         "reporter": reporter.name,
@@ -195,19 +246,24 @@ async def run_case(args: argparse.Namespace) -> dict[str, Any]:
         "--spool", str(bot / "spool.sqlite3"), "--drain-seconds", "3", "--", *launch.cmd,
     ]  # fmt: skip
     started = time.monotonic()
+    client: AcpClient | None = None
     try:
         if launch.prepare is not None:
             await asyncio.to_thread(launch.prepare)  # the gateway loads the plugin at its start
         env = {**launch.env, "PYTHONPATH": str(ROOT)}
-        with (out / "stderr.txt").open("wb") as err:
-            proc = await case.start_agent(cmd, env, home / "work", err)
-            client = AcpClient(proc)
-            try:
-                result.update(await case._drive(client, str(home / "work"), args.timeout))
-            finally:
-                await client.close()
-                await case._stop(proc)  # the proxy drains its spool to the API first
-                result["exit_code"] = proc.returncode
+        if args.chain:
+            result.update(await _hermes_alone(launch, home, args.timeout))
+            (out / "stderr.txt").write_text(result.pop("stderr", ""), encoding="utf-8")
+        else:
+            with (out / "stderr.txt").open("wb") as err:
+                proc = await case.start_agent(cmd, env, home / "work", err)
+                client = AcpClient(proc)
+                try:
+                    result.update(await case._drive(client, str(home / "work"), args.timeout))
+                finally:
+                    await client.close()
+                    await case._stop(proc)  # the proxy drains its spool to the API first
+                    result["exit_code"] = proc.returncode
         await _wait_decided(pipeline, bot / "journal.sqlite3", time.monotonic() + SETTLE_WAIT)
         await asyncio.sleep(0.5)
     finally:
@@ -223,22 +279,28 @@ async def run_case(args: argparse.Namespace) -> dict[str, Any]:
             {"turn": d.turn, "action": type(d).__name__.lower(), "card": to_payload(d.error)}
             for d in outbox.decisions
         ]
+        result["reported_types"] = [  # what the reporter sent, in the journal's order
+            e.get("type")
+            for e in events
+            if str(e.get("event_id", "")).startswith(reporter.source + "/")
+        ]
         result["rule_counts"] = dict(pipeline.machine.counts)
         await runner.cleanup()
         await pipeline.stop()
         outbox.close()
         await sim_runner.cleanup()
-    result["wire_lines"] = len(client.wire.lines)
-    (out / "wire.jsonl").write_text("\n".join(client.wire.lines) + "\n", encoding="utf-8")
+    lines = client.wire.lines if client is not None else []
+    result["wire_lines"] = len(lines)
+    (out / "wire.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     result["requests"] = [
         {k: r[k] for k in ("method", "path", "model", "scenario")}
         for r in case.script_requests(out)
     ]
     result["stderr_tail"] = (out / "stderr.txt").read_bytes()[-1500:].decode("utf-8", "replace")
-    log = home / "gateway.log"
-    if log.exists():
-        lines = log.read_text("utf-8", "replace").splitlines()
-        result["reporter_log"] = [line for line in lines if "roombot" in line][-20:]
+    for log in (home / "gateway.log", home / ".hermes" / "logs" / "agent.log"):
+        if log.exists():
+            logged = log.read_text("utf-8", "replace").splitlines()
+            result["reporter_log"] = [line for line in logged if "roombot" in line][-20:]
     (out / "result.json").write_text(json.dumps(result, indent=2), encoding="utf-8")
     return result
 
@@ -250,6 +312,10 @@ def main() -> None:
     mode = parser.add_mutually_exclusive_group()
     mode.add_argument("--fallback", action="store_true", help="the fallback model answers")
     mode.add_argument("--recover", action="store_true", help="the harness's retry answers")
+    mode.add_argument(
+        "--chain", action="store_true", help="Hermes alone; its fallback fails too (--then)"
+    )
+    parser.add_argument("--then", default="overloaded", choices=simulator.SCENARIOS)
     parser.add_argument("--out", required=True)
     parser.add_argument("--timeout", type=float, default=25.0, help="seconds per request")
     args = parser.parse_args()

@@ -6,9 +6,12 @@ For each harness that has a reporter (OpenClaw, Pi: the ones the lab shows dropp
 errors) and each failure of the issue (rate limit, quota, auth, overloaded, context too
 long), it runs `lab.reporters_case` under `unshare -n` and judges the card the real report
 API, journal and turn rules decided: the expected kind, and the provider's own sentence in
-its message. Plus a run that ends well after the reporter reported an error: Pi's own retry
-answering after a 429, OpenClaw's fallback model answering after an overloaded first one.
-Those must give no card, and the report must have reached the bot (else they prove nothing).
+its message. Plus a run that ends well after the reporter reported an error: Pi's and
+Hermes's own retry answering after a 429, OpenClaw's fallback model answering after an
+overloaded first one. Those must give no card, and the report must have reached the bot
+(else they prove nothing). And Hermes on its own (`hermes chat -q`, no ACP: the reporter
+tells the whole turn) with a 429 on its model and an overloaded fallback: one card with
+both attempts, each with its own status and sentence.
 
 `--docs` writes the "After the reporters" section into docs/harnesses.md, between markers,
 leaving the rest of the file (the lab's "before" tables, `lab/report.py`) as it is.
@@ -43,10 +46,10 @@ class ReporterRow:
     harness: str
     reporter: str
     scenario: str
-    mode: str = ""  # "", "recover" (the harness's retry answers) or "fallback"
+    mode: str = ""  # "", "recover" (the harness's retry answers), "fallback" or "chain"
     wire: str = ""
     expected_kind: str | None = None
-    reported: int = 0  # turn.report events the bot took from the reporter
+    reported: int = 0  # events the bot took from the reporter (turn.report, or its own turn)
     cards: list[dict[str, Any]] = field(default_factory=list)
     verdict: str = ""
     problems: list[str] = field(default_factory=list)
@@ -70,21 +73,29 @@ def matrix(harnesses: Sequence[str] | None = None) -> list[tuple[setups.Harness,
             cases.append((harness, "refusal", ""))
         if harness.can_fall_back:
             cases.append((harness, "overloaded", "fallback"))
-        elif harness.name == "pi":
+        elif harness.name in ("pi", "hermes"):
             cases.append((harness, "rate_limit", "recover"))
+        if harness.name == "hermes":
+            cases.append((harness, "rate_limit", "chain"))  # then the fallback: CHAIN_THEN
     return cases
+
+
+CHAIN_THEN = "overloaded"  # how the fallback fails in a "chain" case
+CHAIN_STATUS = {"rate_limit": 429, "overloaded": 503}  # the OpenAI-compatible statuses
 
 
 def run_case(harness: setups.Harness, scenario: str, mode: str, out: Path) -> ReporterRow:
     reporter = next(r.name for r in REPORTERS.values() if r.harness == harness.name)
     row = ReporterRow(harness.name, reporter, scenario, mode)
-    row.expected_kind = None if mode else EXPECTED_KIND[scenario]
+    row.expected_kind = None if mode in ("recover", "fallback") else EXPECTED_KIND[scenario]
     case_dir = out / f"{harness.name}-{scenario}{'-' + mode if mode else ''}"
     cmd = [
         "unshare", "-n", "--", sys.executable, "-m", "lab.reporters_case",
         "--harness", harness.name, "--scenario", scenario, "--out", str(case_dir),
         "--timeout", str(CASE_TIMEOUT),
     ] + ([f"--{mode}"] if mode else [])  # fmt: skip
+    if mode == "chain":
+        cmd += ["--then", CHAIN_THEN]
     started = time.monotonic()
     try:
         proc = subprocess.run(
@@ -107,15 +118,13 @@ def run_case(harness: setups.Harness, scenario: str, mode: str, out: Path) -> Re
         return row
     result = json.loads(result_path.read_text())
     row.wire = str(result.get("wire"))
-    row.reported = sum(
-        1
-        for e in result.get("events", [])
-        if e.get("type") == "turn.report" and e.get("source") == REPORTERS[reporter].source
-    )
+    row.reported = len(result.get("reported_types") or [])
     row.cards = [
         {**d["card"], "retracted": d["action"] == "retract"} for d in result.get("decisions", [])
     ]
     judge(row, harness.api)
+    if mode == "chain":
+        judge_chain(row, harness.api)
     (case_dir / "row.json").write_text(json.dumps(asdict(row), indent=2))
     return row
 
@@ -156,6 +165,25 @@ def run_matrix(out: Path, harnesses: Sequence[str] | None = None) -> list[Report
     return rows
 
 
+def judge_chain(row: ReporterRow, api: str) -> None:
+    """The card of a turn whose model and fallback both failed: one attempt for each,
+    each with its own status and the provider's own sentence."""
+    posts = [c for c in row.cards if not c["retracted"]]
+    attempts = list(posts[0].get("attempts") or []) if len(posts) == 1 else []
+    expected = [row.scenario, CHAIN_THEN]
+    if len(attempts) != len(expected):
+        row.problems.append(f"{len(attempts)} attempts on the card, expected {len(expected)}")
+    for i, (attempt, scenario) in enumerate(zip(attempts, expected, strict=False)):
+        if attempt.get("kind") != EXPECTED_KIND[scenario]:
+            row.problems.append(f"attempt {i + 1}: kind {attempt.get('kind')}, not {scenario}")
+        if attempt.get("status") != CHAIN_STATUS[scenario]:
+            row.problems.append(f"attempt {i + 1}: status {attempt.get('status')}")
+        phrase = sentence(api, scenario) or ""
+        if phrase.lower() not in str(attempt.get("message") or "").lower():
+            row.problems.append(f"attempt {i + 1}: the provider's sentence ({phrase!r}) missing")
+    row.verdict = "ok" if not row.problems else "; ".join(row.problems)
+
+
 # --- docs/harnesses.md: the "after" section ------------------------------------------------
 
 _LABEL = {
@@ -184,10 +212,15 @@ def markdown_after(rows: Sequence[ReporterRow], elapsed: float) -> str:
         "[reporters.md](reporters.md)) by `roombot reporters enable NAME --apply`, and",
         "roombot's real report API, journal and turn rules in the case's namespace",
         "(`lab/reporters_case.py`, run by `tests/lab/test_reporters.py`). On the wire",
-        "nothing changes - the turn still ends with no answer and no error - but the",
-        "reporter sends what the harness knew as a `turn.report` naming its session,",
-        "and the card carries the provider's own sentence instead of \"completed",
-        'without a reply". A run that ends well after a reported error gives no card.',
+        "nothing changes - Pi and OpenClaw still end the turn with no answer and no",
+        "error, Hermes still answers with its last error - but the reporter sends what",
+        "the harness knew as a `turn.report` naming its session, and the card carries",
+        'the provider\'s own sentence instead of "completed without a reply". A run',
+        "that ends well after a reported error gives no card. Hermes's fallback chain",
+        "works only outside ACP (its ACP adapter does not pass it to the agent): that",
+        "case runs `hermes chat -q` with no proxy, and the reporter tells roombot the",
+        "whole turn (started, each attempt, each failure, the end); the card lists",
+        "every attempt as status: sentence.",
         "",
         f"Last run: {time.strftime('%Y-%m-%d', time.gmtime())}, "
         f"{len(rows)} cases in {elapsed:.0f} s.",
@@ -202,12 +235,25 @@ def markdown_after(rows: Sequence[ReporterRow], elapsed: float) -> str:
             label += " on the first call; the harness's own retry answers"
         elif r.mode == "fallback":
             label += " on the first model; the fallback model answers"
+        elif r.mode == "chain":
+            label += (
+                f" on the first model, {_LABEL[CHAIN_THEN]} on the fallback (Hermes alone, "
+                "`hermes chat -q`: the reporter tells the whole turn)"
+            )
         posts = [c for c in r.cards if not c["retracted"]]
         kind = posts[0].get("kind", "") if posts else "no card"
         message = str(posts[0].get("message", "")) if posts else ""
-        wire = {"dropped": "dropped", "answered": "answered"}.get(r.wire, r.wire)
+        wire = {"alone": "no ACP"}.get(r.wire, r.wire)
+        limit = 160
+        if len(posts) == 1 and len(posts[0].get("attempts") or []) > 1:
+            # every attempt, each with its status and the start of its own sentence
+            message = " / ".join(
+                f"{a.get('status')}: {_cell(str(a.get('message', '')), 70)}"
+                for a in posts[0]["attempts"]
+            )
+            limit = 70 * len(posts[0]["attempts"]) + 20
         out.append(
-            f"| {r.harness} | {label} | {wire} | {r.reported} | {kind} | {_cell(message, 160)} "
+            f"| {r.harness} | {label} | {wire} | {r.reported} | {kind} | {_cell(message, limit)} "
             f"| {_cell(r.verdict, 120)} | {r.seconds:.0f} |"
         )
     out += ["", END]

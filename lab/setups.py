@@ -252,24 +252,33 @@ def pi(home: Path, port: int, with_fallback: bool) -> Launch:
 # --- Hermes (hermes-acp, PyPI hermes-agent[acp]) ------------------------------------
 
 HERMES_MODEL = "lab-large"
+HERMES_FALLBACK = "lab-small"
 
 
 def hermes(home: Path, port: int, with_fallback: bool) -> Launch:
     env = base_env(home)
     hermes_home = home / ".hermes"
     env.update({"HERMES_HOME": str(hermes_home), "PATH": f"{HERMES_BIN}:{env['PATH']}"})
+    endpoint = {"base_url": f"http://127.0.0.1:{port}/v1", "api_key": KEY}
     # YAML written by hand (JSON is YAML): no YAML library needed in the lab.
-    config = {
-        "model": {
-            "provider": "custom",
-            "base_url": f"http://127.0.0.1:{port}/v1",
-            "api_key": KEY,
-            "default": HERMES_MODEL,
-        },
+    config: dict[str, object] = {
+        "model": {"provider": "custom", **endpoint, "default": HERMES_MODEL},
         "agent": {"api_max_retries": 0},
     }
+    if with_fallback:
+        # Hermes's chain of backup providers; its ACP adapter does not pass it to the agent,
+        # so a fallback is seen only outside ACP (`hermes chat`, the gateway).
+        config["fallback_providers"] = [
+            {"provider": "custom", "model": HERMES_FALLBACK, **endpoint}
+        ]
     _write(hermes_home / "config.yaml", json.dumps(config, indent=2))
-    return Launch([str(HERMES_BIN / "hermes-acp")], env, OPENAI_COMPATIBLE, HERMES_MODEL)
+    return Launch(
+        [str(HERMES_BIN / "hermes-acp")],
+        env,
+        OPENAI_COMPATIBLE,
+        HERMES_MODEL,
+        fallback=HERMES_FALLBACK if with_fallback else None,
+    )
 
 
 # --- OpenClaw (openclaw acp bridging to a local openclaw gateway) -------------------

@@ -25,11 +25,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from roombot import yaml_config
 from roombot.report_tls import CannotSend, check_url
 
 __all__ = [
     "REPORTERS",
+    "YAML",
     "Change",
+    "Codec",
     "ConfigFileError",
     "Reporter",
     "ReporterStatus",
@@ -108,6 +111,19 @@ class ReporterStatus:
 
 
 @dataclass(frozen=True, slots=True)
+class Codec:
+    """How a configuration that is not plain JSON is read and written back.
+
+    `parse(text)` gives the tree (ValueError: the file is refused); `render(old text, old
+    tree, new tree)` gives the new text (ValueError: it cannot be written safely).
+    """
+
+    name: str
+    parse: Callable[[str], Json]
+    render: Callable[[str | None, Json, Json], str]
+
+
+@dataclass(frozen=True, slots=True)
 class Reporter:
     name: str
     harness: str  # the harness name in events (lab/setups.py, `--harness` of the proxy)
@@ -118,6 +134,9 @@ class Reporter:
     disable: Callable[[Json, Path], Json]
     is_enabled: Callable[[Json, Path], tuple[bool, str | None]]
     after: str  # what happens next: nothing is restarted by roombot
+    codec: Codec | None = None  # None: the file is plain JSON
+    # Files `enable` writes beside the configuration: (config path, code dir) -> (path, text)
+    files: Callable[[Path, Path], list[tuple[Path, str]]] | None = None
 
 
 def reporters_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -273,6 +292,104 @@ def _pi_enabled(tree: Json, code: Path) -> tuple[bool, str | None]:
     return True, url if isinstance(url, str) else None
 
 
+# --- Hermes --------------------------------------------------------------------------------
+
+HERMES_PLUGIN_ID = "roombot-reporter"  # the name in its plugin.yaml and in plugins.enabled
+HERMES_SETTINGS_KEY = "roombot_reporter"
+# Keys of the reporter's block an operator sets by hand; `enable` keeps them.
+HERMES_OWN_KEYS = ("room", "node", "endAfter")
+
+
+def _hermes_config(env: Mapping[str, str]) -> Path:
+    home = env.get("HERMES_HOME") or str(Path(env.get("HOME", "~")) / ".hermes")
+    return Path(home).expanduser() / "config.yaml"
+
+
+def _hermes_enable(tree: Json, code: Path, settings: Settings | None) -> Json:
+    plugins = _obj(tree, "plugins", "")
+    enabled = _list(plugins, "enabled", "plugins.")
+    if HERMES_PLUGIN_ID not in enabled:
+        enabled.append(HERMES_PLUGIN_ID)  # Hermes loads a user plugin only when listed
+    disabled = plugins.get("disabled")
+    if isinstance(disabled, list) and HERMES_PLUGIN_ID in disabled:
+        disabled.remove(HERMES_PLUGIN_ID)  # plugins.disabled wins over plugins.enabled
+    block = tree.get(HERMES_SETTINGS_KEY)
+    if block is not None and not isinstance(block, dict):
+        raise ConfigFileError(f"{HERMES_SETTINGS_KEY}: expected an object, found {_kind(block)}")
+    if settings is not None:
+        kept = {k: v for k, v in (block or {}).items() if k in HERMES_OWN_KEYS}
+        tree[HERMES_SETTINGS_KEY] = {**settings.as_json(), **kept}
+    elif not block or not block.get("url"):
+        raise ConfigFileError("the reporter has no settings yet: give --url and a token reference")
+    return tree
+
+
+def _hermes_disable(tree: Json, code: Path) -> Json:
+    plugins = tree.get("plugins")
+    if isinstance(plugins, dict) and isinstance(plugins.get("enabled"), list):
+        plugins["enabled"] = [p for p in plugins["enabled"] if p != HERMES_PLUGIN_ID]
+        _prune(tree, "plugins", "enabled")
+    tree.pop(HERMES_SETTINGS_KEY, None)
+    return tree
+
+
+def _hermes_enabled(tree: Json, code: Path) -> tuple[bool, str | None]:
+    plugins = tree.get("plugins")
+    enabled = plugins.get("enabled") if isinstance(plugins, dict) else None
+    disabled = plugins.get("disabled") if isinstance(plugins, dict) else None
+    if not isinstance(enabled, list) or HERMES_PLUGIN_ID not in enabled:
+        return False, None
+    if isinstance(disabled, list) and HERMES_PLUGIN_ID in disabled:
+        return False, None
+    block = tree.get(HERMES_SETTINGS_KEY)
+    url = block.get("url") if isinstance(block, dict) else None
+    return True, url if isinstance(url, str) else None
+
+
+def _hermes_files(config: Path, code: Path) -> list[tuple[Path, str]]:
+    """The plugin directory Hermes scans ($HERMES_HOME/plugins/NAME): a loader of `code`."""
+    where = config.parent / "plugins" / HERMES_PLUGIN_ID
+    loader = f"""# Written by `roombot reporters enable hermes`: loads roombot's Hermes reporter
+# from its checkout. Hermes runs it only while {HERMES_PLUGIN_ID} is in plugins.enabled.
+import importlib.util
+import sys
+
+_CODE = {json.dumps(str(code))}
+_spec = importlib.util.spec_from_file_location(
+    "roombot_hermes_reporter", _CODE + "/__init__.py", submodule_search_locations=[_CODE]
+)
+_module = importlib.util.module_from_spec(_spec)
+sys.modules["roombot_hermes_reporter"] = _module
+_spec.loader.exec_module(_module)
+register = _module.register
+"""
+    manifest = (code / "plugin.yaml").read_text(encoding="utf-8")
+    return [(where / "plugin.yaml", manifest), (where / "__init__.py", loader)]
+
+
+def _yaml_parse(text: str) -> Json:
+    try:
+        tree = json.loads(text)  # JSON is YAML: such a file is edited as JSON
+    except ValueError:
+        return yaml_config.parse(text)
+    if not isinstance(tree, dict):
+        raise ValueError(f"expected an object at the top, found {_kind(tree)}")
+    return tree
+
+
+def _yaml_render(old: str | None, old_tree: Json, new_tree: Json) -> str:
+    if old is not None and old.strip():
+        try:
+            json.loads(old)
+        except ValueError:
+            return yaml_config.render(old, old_tree, new_tree, lists_under="plugins")
+        return _dump(new_tree, old)
+    return yaml_config.render(old, old_tree, new_tree, lists_under="plugins")
+
+
+YAML = Codec("YAML", _yaml_parse, _yaml_render)
+
+
 # --- the registry --------------------------------------------------------------------------
 
 REPORTERS: dict[str, Reporter] = {
@@ -306,6 +423,23 @@ REPORTERS: dict[str, Reporter] = {
                 "sessions already running keep what they loaded."
             ),
         ),
+        Reporter(
+            name="hermes",
+            harness="hermes",
+            source="roombot-hermes-reporter",
+            entry="plugin.yaml",
+            find_config=_hermes_config,
+            enable=_hermes_enable,
+            disable=_hermes_disable,
+            is_enabled=_hermes_enabled,
+            after=(
+                "Hermes: each Hermes process loads its plugins when it starts (every hermes-acp "
+                "the proxy starts, every hermes chat); a running gateway keeps what it loaded: "
+                "restart it yourself: hermes gateway restart"
+            ),
+            codec=YAML,
+            files=_hermes_files,
+        ),
     )
 }
 
@@ -318,13 +452,18 @@ def reporter_map() -> dict[str, str]:
 # --- reading and writing the files ---------------------------------------------------------
 
 
-def _read(path: Path) -> tuple[str | None, Json]:
+def _read(path: Path, codec: Codec | None = None) -> tuple[str | None, Json]:
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return None, {}
     except UnicodeDecodeError as e:
         raise ConfigFileError(f"{path}: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    if codec is not None:
+        try:
+            return text, codec.parse(text)
+        except ValueError as e:
+            raise ConfigFileError(f"{path}: {e}; nothing was changed") from None
     try:
         tree = json.loads(text)
     except json.JSONDecodeError as e:
@@ -354,15 +493,36 @@ def _dump(tree: Json, old: str | None) -> str:
 
 
 def _plan(reporter: Reporter, path: Path, edit: Callable[[Json], Json]) -> list[Change]:
-    old, tree = _read(path)
+    old, tree = _read(path, reporter.codec)
     try:
         new_tree = edit(json.loads(json.dumps(tree)))  # edit a copy
     except ConfigFileError as e:
         raise ConfigFileError(f"{path}: {e}") from None
     if old is not None and new_tree == tree:
         return []  # already so: nothing to write, whatever the file's formatting
-    new = _dump(new_tree, old)
+    if reporter.codec is None:
+        new = _dump(new_tree, old)
+    else:
+        try:
+            new = reporter.codec.render(old, tree, new_tree)
+        except ValueError as e:
+            raise ConfigFileError(f"{path}: {e}; nothing was changed") from None
     return [] if new == old else [Change(path, old, new)]
+
+
+def _files(reporter: Reporter, path: Path, code: Path) -> list[Change]:
+    """The files beside the configuration that `enable` writes (Hermes's plugin directory)."""
+    out: list[Change] = []
+    for where, text in reporter.files(path, code) if reporter.files else []:
+        try:
+            old: str | None = where.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            old = None
+        except (OSError, UnicodeDecodeError) as e:
+            raise ConfigFileError(f"{where}: cannot be read ({type(e).__name__})") from None
+        if old != text:
+            out.append(Change(where, old, text))
+    return out
 
 
 def code_dir(reporter: Reporter, env: Mapping[str, str] | None = None) -> Path:
@@ -385,7 +545,8 @@ def plan_enable(
             f"{code}: the {reporter.name} reporter is not there ({reporter.entry})"
         )
     path = config or reporter.find_config(env)
-    return _plan(reporter, path, lambda tree: reporter.enable(before(tree), code, settings))
+    changes = _plan(reporter, path, lambda tree: reporter.enable(before(tree), code, settings))
+    return changes + _files(reporter, path, code)
 
 
 def plan_disable(
@@ -448,7 +609,7 @@ def status(
     path = config or reporter.find_config(env)
     installed = (code / reporter.entry).is_file()
     try:
-        _, tree = _read(path)
+        _, tree = _read(path, reporter.codec)
     except ConfigFileError as e:
         return ReporterStatus(reporter.name, reporter.harness, path, installed, False, None, str(e))
     enabled, url = reporter.is_enabled(tree, code)

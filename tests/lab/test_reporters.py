@@ -1,4 +1,4 @@
-"""The harness lab with the in-harness reporters on: the real OpenClaw and Pi, the real
+"""The harness lab with the in-harness reporters on: the real OpenClaw, Pi and Hermes, the real
 report API, journal and turn rules; each failure must come out as a card of the right kind
 with the provider's own sentence, and a run that ends well after a reported error as none.
 
@@ -55,6 +55,16 @@ def test_the_matrix_covers_the_issue() -> None:
             "rate_limit/recover",
         },
         "openclaw": {"rate_limit", "quota", "auth", "overloaded", "context", "overloaded/fallback"},
+        # over ACP (the proxy owns the turn), then alone with a failing fallback (the reporter)
+        "hermes": {
+            "rate_limit",
+            "quota",
+            "auth",
+            "overloaded",
+            "context",
+            "rate_limit/recover",
+            "rate_limit/chain",
+        },
     }
 
 
