@@ -25,7 +25,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("roombot.commands.report", "send an event or a failure report to the report API"),
     "crypto": ("roombot.commands.crypto", "the bot's cross-signing identity: bootstrap, status"),
     "reporters": ("roombot.commands.reporters", "in-harness reporters: list, enable, disable"),
-    "node": ("roombot.commands.node", "the agent for one node: heartbeats to the bot (run)"),
+    "node": (
+        "roombot.commands.node",
+        "the agent for one node: heartbeats, plugin management",
+    ),
 }
 
 

@@ -21,10 +21,11 @@ import contextlib
 import importlib.metadata
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from roombot import harness_versions, reviewed
 from roombot.nodes import DEFAULT_HEARTBEAT_INTERVAL
 from roombot.report_client import Refused, ReportClient, ReportError
 
@@ -37,25 +38,11 @@ Found = Callable[[], Mapping[str, str | None]]
 Enabled = Callable[[], Mapping[str, bool]]
 
 
-def reporter_harnesses() -> dict[str, str | None]:
-    """The harnesses roombot has reporters for, version unknown (None).
-
-    Stands in for `roombot.harness_versions.found()` until that is wired in."""
-    from roombot import reporters
-
-    return {r.harness: None for r in reporters.REPORTERS.values()}
-
-
 def reporters_enabled() -> dict[str, bool]:
     """Each reporter: whether its harness's configuration on this node loads it."""
     from roombot import reporters
 
     return {name: reporters.status(r).enabled for name, r in reporters.REPORTERS.items()}
-
-
-def management_enabled() -> bool:
-    """Whether this node opted in to plugin management (off until roombot.reviewed says)."""
-    return False
 
 
 def roombot_version() -> str | None:
@@ -73,6 +60,7 @@ class AgentSettings:
     interval: float | None = None  # None: the bot's heartbeat_interval
     ca_file: Path | None = None
     insecure: bool = False
+    state_dir: Path = field(default_factory=reviewed.default_state_dir)  # the opt-in, the plans
 
     def __repr__(self) -> str:  # never print the token
         return f"AgentSettings(url={self.url!r}, node={self.node!r})"
@@ -83,9 +71,9 @@ class Agent:
         self,
         settings: AgentSettings,
         *,
-        found: Found = reporter_harnesses,
+        found: Found = harness_versions.found,
         enabled: Enabled = reporters_enabled,
-        managed: Callable[[], bool] = management_enabled,
+        managed: Callable[[], bool] | None = None,
         client: ReportClient | None = None,
     ) -> None:
         self.settings = settings
@@ -101,7 +89,7 @@ class Agent:
         )
         self.found = found
         self.enabled = enabled
-        self.managed = managed
+        self.managed = managed or (lambda: reviewed.management_enabled(settings.state_dir))
         self.interval = settings.interval or DEFAULT_HEARTBEAT_INTERVAL
         self.sent = 0
         self.failed = 0  # beats that did not get through, all told

@@ -301,6 +301,10 @@ class NodeDesk:
     def next_deadline(self) -> float | None:
         return min((r.created + self.timeout for r in self._pending.values()), default=None)
 
+    def polled(self, node: str) -> bool:
+        """Whether `node` has asked for work at least once (since this bot started)."""
+        return node in self._pollers
+
     def knows(self, request_id: str) -> bool:
         """Still awaited, or timed out but still taking a late answer."""
         return request_id in self._pending or request_id in self._expired

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import importlib
 import logging
 import os
 from collections import OrderedDict
@@ -35,7 +34,9 @@ from urllib.parse import quote
 
 import aiohttp
 
+from roombot import reviewed
 from roombot.report_tls import check_url, client_context, explain
+from roombot.reporters import Settings
 
 log = logging.getLogger("roombot.node")
 
@@ -106,18 +107,15 @@ def _parse(item: object) -> Request | None:
 
 
 def reviewed_handler(
-    state_dir: Path, *, settings: Any = None, env: Mapping[str, str] | None = None
+    state_dir: Path, *, settings: Settings | None = None, env: Mapping[str, str] | None = None
 ) -> Handler:
-    """The handler that plans and applies with roombot.reviewed (imported when first used).
+    """The handler that plans and applies with roombot.reviewed.
 
     `settings`: the reporter's roombot.reporters.Settings for an enable (None: keep
     the settings the harness's configuration already holds).
     """
 
     def handle(request: Request) -> Result:
-        # The plans part (roombot/reviewed.py): imported here, when a request first comes.
-        reviewed = importlib.import_module("roombot.reviewed")
-
         try:
             if request.op == "plan":
                 plan = reviewed.make_plan(
@@ -150,14 +148,6 @@ def reviewed_handler(
     return handle
 
 
-def _management_enabled(state_dir: Path) -> Callable[[], bool]:
-    def enabled() -> bool:
-        reviewed = importlib.import_module("roombot.reviewed")
-        return bool(reviewed.management_enabled(state_dir))
-
-    return enabled
-
-
 def not_opted_in(node: str) -> str:
     return (
         f"node {node} has not opted in to being managed from the room; on the node run: "
@@ -184,7 +174,7 @@ async def serve_requests(
     parts = check_url(url, insecure=insecure)
     base = url.rstrip("/") + f"/v1/nodes/{quote(node, safe='')}"
     handle = handle or reviewed_handler(state_dir)
-    enabled = enabled or _management_enabled(state_dir)
+    enabled = enabled or (lambda: reviewed.management_enabled(state_dir))
     done: OrderedDict[str, Result] = OrderedDict()
     ssl = client_context(ca_file) if parts.scheme == "https" else None
     headers = {"Authorization": f"Bearer {token}"}

@@ -17,8 +17,11 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from roombot import env_names, report_tls
+from roombot import env_names, report_tls, reviewed
+from roombot.commands import node_management
 from roombot.node_name import node_name
+from roombot.node_requests import reviewed_handler, serve_requests
+from roombot.reporters import Settings
 
 if TYPE_CHECKING:
     from roombot.node_agent import Agent
@@ -52,8 +55,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=float,
         help="seconds between heartbeats (default: the bot's [nodes] heartbeat_interval)",
     )
+    run.add_argument(
+        "--state-dir",
+        type=Path,
+        help="where this node keeps its opt-in and its plans (default: $ROOMBOT_NODE_STATE, "
+        "else ~/.local/state/roombot)",
+    )
     run.add_argument("--log-format", choices=("json", "text"), default="text")
     report_tls.add_arguments(run, "--url")
+    management = sub.add_parser(
+        "plugin-management",
+        help="opt this node in to (or out of) reporter changes asked from the room",
+        description="Whether room moderators may plan and apply reporter changes on this "
+        "node (off by default). docs/room-commands.md, docs/reporters.md.",
+    )
+    node_management.add_arguments(management)
 
 
 def _fail(message: str) -> int:
@@ -76,6 +92,8 @@ def _token(args: argparse.Namespace) -> str | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.node_command == "plugin-management":
+        return node_management.run(args)
     from roombot.node_agent import Agent, AgentSettings
     from roombot.observe import setup_logging
     from roombot.report_tls import CannotSend
@@ -95,17 +113,52 @@ def run(args: argparse.Namespace) -> int:
         interval=args.interval,
         ca_file=args.ca_file,
         insecure=args.insecure,
+        state_dir=args.state_dir or reviewed.default_state_dir(),
     )
     try:
         agent = Agent(settings)
     except CannotSend as e:
         return _fail(f"--url: {e}")
-    return asyncio.run(_serve(agent))
+    return asyncio.run(_serve(agent, _reporter_settings(args)))
 
 
-async def _serve(agent: Agent) -> int:
+def _reporter_settings(args: argparse.Namespace) -> Settings:
+    """What a reporter enabled from the room sends with: this agent's URL and token source.
+
+    The node's token is its source's, scoped to the rooms the node reports to, so a
+    reporter on it can post only there too; the token itself is never written.
+    """
+    by_file = args.token_file is not None
+    return Settings(
+        url=args.url,
+        token_file=str(args.token_file.resolve()) if by_file else None,
+        token_env=None if by_file else args.token_env,
+        ca_file=str(args.ca_file) if args.ca_file else None,
+        insecure=args.insecure,
+    )
+
+
+async def _serve(agent: Agent, reporter: Settings) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    return await agent.run(stop)
+    s = agent.settings
+    # Room commands for this node ride their own loop, so a slow plan never delays a beat.
+    requests = asyncio.create_task(
+        serve_requests(
+            s.url,
+            s.token,
+            s.node,
+            s.state_dir,
+            stop=stop,
+            handle=reviewed_handler(s.state_dir, settings=reporter),
+            ca_file=s.ca_file,
+            insecure=s.insecure,
+        )
+    )
+    try:
+        return await agent.run(stop)
+    finally:
+        stop.set()
+        await requests

@@ -85,18 +85,19 @@ NODE_TOKEN = "room-commands-node-token-0123456789"
 async def test_the_round_trip_plan_apply_stale_and_not_opted_in(
     synapse: DevServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """In an encrypted room: the moderator's plan goes to a node loop (serve_requests,
-    against the bot's real report API), the plan comes back with its digest, the apply
-    of that digest changes the file; a stale digest and a node that has not opted in
-    are refused with a notice; a member without power is refused."""
-    import asyncio
+    """In an encrypted room, with two real `roombot node run` processes (one opted in,
+    one not) polling the bot's real report API: the moderator's plan is made on the node
+    by roombot.reviewed and comes back with its digest, the apply of that digest changes
+    the file (backed up first); a stale digest and a node that has not opted in are
+    refused with a notice; a member without power is refused."""
     import json
+    import os
+    import subprocess
+    import sys
 
+    from lab import setups
     from roombot.config import load_config
     from roombot.devserver import free_port
-    from roombot.node_requests import serve_requests
-    from roombot.reporters import Settings
-    from tests.roomcmd.plan_handler import PlanHandler
 
     bot, _, mod = await bot_and_member(synapse, tmp_path / "mod")
     other_user = synapse.register_user(unique_name("member"))
@@ -106,12 +107,10 @@ async def test_the_round_trip_plan_apply_stale_and_not_opted_in(
     agent.mkdir()
     settings_file = agent / "settings.json"
     settings_file.write_text('{\n  "theme": "dark"\n}\n')
-    env = {"PI_CODING_AGENT_DIR": str(agent), "HOME": str(tmp_path)}
-    handler = PlanHandler(
-        tmp_path / "node", env, Settings("http://127.0.0.1:8450", token_file="/etc/rb-token")
-    )
-    stop = asyncio.Event()
-    tasks: list[asyncio.Task[None]] = []
+    token_file = tmp_path / "node.token"
+    token_file.write_text(NODE_TOKEN + "\n")
+    root = Path(__file__).resolve().parents[2]
+    nodes: list[subprocess.Popen[bytes]] = []
     try:
         room = await mod.create_room(encrypted=True, invite=(bot.user_id, other_user.user_id))
         await other.join(room)
@@ -125,23 +124,38 @@ async def test_the_round_trip_plan_apply_stale_and_not_opted_in(
         url = f"http://127.0.0.1:{port}"
         async with running(load_config(config)) as bot_run:
             for node, opted_in in (("gpu-1", True), ("gpu-2", False)):
-                tasks.append(
-                    asyncio.create_task(
-                        serve_requests(
-                            url,
-                            NODE_TOKEN,
-                            node,
-                            tmp_path / node,
-                            stop=stop,
-                            interval=0.2,
-                            handle=handler,
-                            enabled=lambda yes=opted_in: yes,
+                state = tmp_path / node
+                env = {
+                    **os.environ,
+                    "PYTHONPATH": str(root),
+                    "HOME": str(tmp_path / "home"),
+                    # the lab's Pi on PATH: its version is one the lab tested
+                    "PATH": f"{setups.NPM_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+                    "PI_CODING_AGENT_DIR": str(agent),
+                    "ROOMBOT_NODE_STATE": str(state),
+                }
+                if opted_in:
+                    opt_in = ["node", "plugin-management", "enable"]
+                    subprocess.run(
+                        [sys.executable, "-m", "roombot", *opt_in],
+                        cwd=root,
+                        env=env,
+                        check=True,
+                        capture_output=True,
+                    )
+                run = ["node", "run", "--url", url, "--token-file", str(token_file)]
+                with (tmp_path / f"{node}.log").open("ab") as out:
+                    nodes.append(
+                        subprocess.Popen(
+                            [sys.executable, "-m", "roombot", *run, "--name", node],
+                            cwd=root,
+                            env=env,
+                            stdout=out,
+                            stderr=subprocess.STDOUT,
                         )
                     )
-                )
             await mod.wait_member(room, bot.user_id)
             await other.wait_member(room, bot.user_id)
-            await asyncio.sleep(0.5)  # both loops have asked for work once
             count = 0
 
             async def say(viewer: Viewer, body: str) -> str:
@@ -153,11 +167,17 @@ async def test_the_round_trip_plan_apply_stale_and_not_opted_in(
                 assert seen[-1].encrypted and seen[-1].content["msgtype"] == "m.notice"
                 return str(seen[-1].content["body"])
 
+            # until both node loops have asked for work once, a node is unknown to the desk
+            for _ in range(100):
+                if all(bot_run.reader.desk.polled(n) for n in ("gpu-1", "gpu-2")):
+                    break
+                await asyncio.sleep(0.1)
             before = settings_file.read_text()
             plan = await say(mod, "!roombot reporters plan gpu-1 pi enable")
             assert plan.startswith("Plan: enable the pi reporter on node gpu-1"), plan
             digest = plan.split("Digest: ")[1].split("\n")[0]
             assert len(digest) == 64 and '+  "roombotReporter"' in plan
+            assert "pi 1.6.0" in plan  # the version found on the node
             assert settings_file.read_text() == before
 
             refused = await say(other, f"!roombot reporters apply gpu-1 {digest}")
@@ -166,19 +186,20 @@ async def test_the_round_trip_plan_apply_stale_and_not_opted_in(
 
             applied = await say(mod, f"!roombot reporters apply gpu-1 {digest}")
             assert applied.startswith(f"Applied on node gpu-1: plan {digest[:12]}"), applied
+            assert "Nothing was restarted" in applied
             tree = json.loads(settings_file.read_text())
-            assert tree["roombotReporter"] == {
-                "url": "http://127.0.0.1:8450",
-                "tokenFile": "/etc/rb-token",
-            }
+            assert tree["roombotReporter"] == {"url": url, "tokenFile": str(token_file)}
             assert tree["theme"] == "dark"
+            backups = [p for p in agent.iterdir() if p != settings_file]
+            assert [p.read_text() for p in backups] == [before], backups
 
             plan2 = await say(mod, "!roombot reporters plan gpu-1 pi disable")
             digest2 = plan2.split("Digest: ")[1].split("\n")[0]
             settings_file.write_text(settings_file.read_text().replace("dark", "light"))
             stale = await say(mod, f"!roombot reporters apply gpu-1 {digest2}")
             assert stale.startswith("Node gpu-1 refused !roombot reporters apply"), stale
-            assert "changed since the plan was made; nothing written" in stale
+            assert f"changed since plan {digest2[:12]} was made" in stale
+            assert "nothing was written" in stale
             assert "roombotReporter" in settings_file.read_text()
 
             not_in = await say(mod, "!roombot reporters plan gpu-2 pi enable")
@@ -189,7 +210,6 @@ async def test_the_round_trip_plan_apply_stale_and_not_opted_in(
             )
             unknown = await say(mod, "!roombot reporters plan gpu-9 pi enable")
             assert "node gpu-9 has not asked this bot for work" in unknown
-            assert [c.op for c in handler.calls] == ["plan", "apply", "plan", "apply"]
             assert {k: v for k, v in bot_run.reader.outcomes.items() if v} == {
                 "refused_power": 1,
                 "refused_desk": 1,
@@ -197,12 +217,11 @@ async def test_the_round_trip_plan_apply_stale_and_not_opted_in(
                 "node_ok": 3,
                 "node_refused": 2,
             }
-            stop.set()
-            await asyncio.gather(*tasks)
     finally:
-        stop.set()
-        for t in tasks:
-            t.cancel()
+        for proc in nodes:
+            proc.terminate()
+        for proc in nodes:
+            assert proc.wait(10) == 0, (tmp_path / "gpu-1.log").read_text()[-2000:]
         await mod.close()
         await other.close()
 

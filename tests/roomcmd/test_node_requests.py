@@ -11,17 +11,17 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+from lab import setups
 from roombot import roomcommands as rc
 from roombot.api import make_app
 from roombot.api.settings import ApiSettings
-from roombot.node_requests import DIFF_LIMIT, Result, serve_requests
+from roombot.node_requests import DIFF_LIMIT, Request, Result, reviewed_handler, serve_requests
 from roombot.outbox import Outbox
 from roombot.pipeline import Pipeline
 from roombot.reporters import Settings
 from roombot.room_reader import RoomReader
 from roombot.turns import TurnMachine
 from tests.api.conftest import ROOM, RULES, TOKENS, sources
-from tests.roomcmd.plan_handler import PlanHandler
 
 ME = "@bot:hs"
 
@@ -53,7 +53,7 @@ class Api:
 
     async def polled(self, node: str) -> None:
         for _ in range(200):
-            if node in self.reader.desk._pollers:
+            if self.reader.desk.polled(node):
                 return
             await asyncio.sleep(0.05)
         raise TimeoutError(node)
@@ -79,7 +79,9 @@ def pi_home(tmp_path: Path) -> tuple[dict[str, str], Path]:
     agent.mkdir()
     settings = agent / "settings.json"
     settings.write_text(json.dumps({"theme": "dark"}, indent=2) + "\n")
-    return {"PI_CODING_AGENT_DIR": str(agent), "HOME": str(tmp_path)}, settings
+    # the lab's Pi on PATH: the version found is one the lab tested
+    env = {"PI_CODING_AGENT_DIR": str(agent), "HOME": str(tmp_path), "PATH": str(setups.NPM_BIN)}
+    return env, settings
 
 
 async def node_loop(
@@ -107,23 +109,32 @@ async def test_plan_then_apply_changes_the_file_and_a_changed_file_is_refused(
 ) -> None:
     env, settings_file = pi_home(tmp_path)
     before = settings_file.read_text()
-    handler = PlanHandler(
-        tmp_path / "node-state", env, Settings("http://127.0.0.1:8450", token_env="T_ENV")
+    calls: list[Request] = []
+    reviewed = reviewed_handler(
+        tmp_path / "node-state",
+        settings=Settings("http://127.0.0.1:8450", token_env="T_ENV"),
+        env=env,
     )
+
+    def handler(request: Request) -> Result:
+        calls.append(request)
+        return reviewed(request)
+
     stop, task = await node_loop(api, tmp_path, handler)
     try:
         plan = await api.answer(api.say("!roombot reporters plan gpu-1 pi enable"))
         assert plan.startswith("Plan: enable the pi reporter on node gpu-1")
         digest = plan.split("Digest: ")[1].split("\n")[0]
         assert rc.DIGEST.fullmatch(digest)
-        assert '+  "roombotReporter"' in plan and "pi 0.70.0" in plan
+        assert '+  "roombotReporter"' in plan and "pi 1.6.0" in plan
         assert settings_file.read_text() == before  # a plan writes nothing
 
         applied = await api.answer(api.say(f"!roombot reporters apply gpu-1 {digest}"))
         assert applied.startswith(f"Applied on node gpu-1: plan {digest[:12]}")
         after = json.loads(settings_file.read_text())
         assert after["roombotReporter"]["url"] == "http://127.0.0.1:8450"
-        assert (settings_file.parent / "settings.json.roombot-backup").read_text() == before
+        backup = settings_file.with_name(f"settings.json.roombot-{digest[:12]}.bak")
+        assert backup.read_text() == before
         again = await api.answer(api.say(f"!roombot reporters apply gpu-1 {digest}"))
         assert "applied already" in again
 
@@ -133,13 +144,14 @@ async def test_plan_then_apply_changes_the_file_and_a_changed_file_is_refused(
         settings_file.write_text(settings_file.read_text().replace("dark", "light"))
         stale = await api.answer(api.say(f"!roombot reporters apply gpu-1 {digest2}"))
         assert stale.startswith("Node gpu-1 refused !roombot reporters apply: ")
-        assert "changed since the plan was made; nothing written" in stale
+        assert f"changed since plan {digest2[:12]} was made" in stale
+        assert "nothing was written" in stale
         assert "roombotReporter" in settings_file.read_text()
         # a digest this room never saw planned never reaches the node
-        calls = len(handler.calls)
+        made = len(calls)
         never = await api.answer(api.say(f"!roombot reporters apply gpu-1 {'e' * 64}"))
         assert "was not planned by node gpu-1 in this room" in never
-        assert len(handler.calls) == calls
+        assert len(calls) == made
     finally:
         stop.set()
         await task
