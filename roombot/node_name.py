@@ -9,7 +9,14 @@ given the same name.
 
 from __future__ import annotations
 
+import re
 import socket
+from typing import Final
+
+# What a node may be called (heartbeats, GET /v1/nodes/{node}/..., room commands): a
+# host name's letters, 1 to 128, a letter or digit first. heartbeat.v1.json says the same
+# (tests/nodes holds the two together).
+NAME: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,127}")
 
 
 def node_name() -> str:

@@ -31,12 +31,13 @@ from typing import Any, Final
 
 from cards.html import escape
 from cards.text import cut_shown, shown, shown_name, valid_text
+from roombot.node_name import NAME
 
 PREFIX: Final = "!roombot"
 DEFAULT_POWER: Final = 50
 MAX_BODY: Final = 1_000  # characters of a command message; longer is refused unread
 MAX_AGE_MS: Final = 10 * 60 * 1000
-NODE: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}")
+NODE: Final = NAME  # a node as the agent names itself
 REPORTER: Final = re.compile(r"[a-z][a-z0-9\-]{0,31}")
 DIGEST: Final = re.compile(r"[0-9a-f]{64}")
 ACTIONS: Final = ("enable", "disable")

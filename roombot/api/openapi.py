@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from roombot.api.validation import load_schema
+from roombot.node_name import NAME
 
 PATH = Path(__file__).with_name("openapi.json")
 EVENT_ID = "https://roombot.invalid/schemas/event.v1.json"
@@ -108,7 +109,7 @@ _NODE: dict[str, Any] = {
     "name": "node",
     "in": "path",
     "required": True,
-    "schema": {"type": "string", "pattern": "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"},
+    "schema": {"type": "string", "pattern": f"^{NAME.pattern}$"},
 }
 
 
@@ -200,7 +201,7 @@ def build() -> dict[str, Any]:
                         401,
                         409,
                         503,
-                        s400="the node name is not letters, digits, '_.-' (1-64)",
+                        s400="the node name is not letters, digits, '_.-' (1-128)",
                         s409="another source polls for this node name",
                         s503="this server does not serve room commands",
                     ),

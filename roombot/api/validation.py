@@ -266,7 +266,7 @@ def parse_report(obj: object) -> Report:
 def parse_node(name: str) -> str:
     """A node name from a path: the shape room commands accept (roomcommands.NODE)."""
     if not NODE.fullmatch(name):
-        raise BodyError("node", "a node name of letters, digits, '_.-' (1-64)")
+        raise BodyError("node", "a node name of letters, digits, '_.-' (1-128)")
     return name
 
 
