@@ -5,8 +5,9 @@ nothing; with `--apply` they write it. Both are idempotent: run again, they find
 to do. `plan` prints the change, the harness versions found and the plan's digest, and
 records the plan (roombot.reviewed); `apply NAME --plan-digest SHA` writes exactly that
 plan if no file changed since. Nothing is restarted (what the harness does next is
-printed). A configuration file that is not plain JSON, and every refusal of a plan, is
-said with the reason (exit 2). docs/reporters.md.
+printed). A configuration file that cannot be edited safely (JSON that is not plain
+JSON, YAML whose edited form would not read back as planned), and every refusal of a
+plan, is said with the reason (exit 2). docs/reporters.md.
 """
 
 from __future__ import annotations
