@@ -225,16 +225,14 @@ class _Copies:
             folder = path if path.is_dir() else path.parent
             if folder.resolve() == self.code or not (folder / self.reporter.entry).is_file():
                 return False
-            return any(self._names_source(f) for f in folder.iterdir() if f.is_file())
+            heads = [_head(f) for f in folder.iterdir() if f.is_file()]
         except OSError:
             return False
-
-    def _names_source(self, file: Path) -> bool:
-        try:
-            with file.open("rb") as f:
-                return self.reporter.source.encode() in f.read(_SCAN_BYTES)
-        except OSError:
+        # A loader that names this checkout's code (what `enable hermes` writes into
+        # Hermes's plugins/) is this checkout's reporter, not a copy.
+        if any(str(self.code).encode() in head for head in heads):
             return False
+        return any(self.reporter.source.encode() in head for head in heads)
 
     def refuse_unless_replaced(self, action: str) -> None:
         name = self.reporter.name
@@ -409,6 +407,14 @@ def _bytes(path: Path) -> bytes | None:
 def _text(path: Path) -> str | None:
     data = _bytes(path)
     return None if data is None else data.decode("utf-8", "replace")
+
+
+def _head(file: Path) -> bytes:
+    try:
+        with file.open("rb") as f:
+            return f.read(_SCAN_BYTES)
+    except OSError:
+        return b""
 
 
 def _sha(data: bytes | None) -> str | None:

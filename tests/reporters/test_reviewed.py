@@ -353,3 +353,17 @@ def test_a_symlinked_configuration_is_written_through_its_link(node: dict[str, P
     apply_digest("pi", p.digest, state_dir=node["state"])
     assert node["pi"].is_symlink()
     assert json.loads(node["pi"].read_text())["extensions"] == [str(ROOT / "reporters" / "pi")]
+
+
+def test_a_loader_of_this_checkouts_reporter_is_not_a_copy(node: dict[str, Path]) -> None:
+    # a shim in the harness's own extensions directory that loads this checkout's code
+    shim = node["home"] / ".pi" / "agent" / "extensions" / "roombot"
+    shim.mkdir(parents=True)
+    shutil.copyfile(ROOT / "reporters" / "pi" / "package.json", shim / "package.json")
+    code = ROOT / "reporters" / "pi" / "index.js"
+    (shim / "index.js").write_text(f'export {{ default }} from "{code}";\n')
+    assert plan(node, "pi").files == (str(node["pi"]),)
+    # the same directory holding the code itself is a copy
+    shutil.copyfile(code, shim / "index.js")
+    with pytest.raises(PlanRefused, match="loaded by pi from extensions/"):
+        plan(node, "pi")
