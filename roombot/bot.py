@@ -70,7 +70,7 @@ class Bot:
         Scraped(self._families, self.registry)
         self.shell.on_rooms_changed.append(self.courier.wake)
         # Commands from the rooms, and the node desk the report API serves to nodes.
-        self.reader = RoomReader(self.outbox, config.rooms)
+        self.reader = RoomReader(self.outbox, config.rooms, redactor=self.redactor)
         self.shell.reader = self.reader
         # Sources -> journal -> turn rules -> outbox. Always running (the demo and
         # tests feed it directly); the report API in front of it only when configured.

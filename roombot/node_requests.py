@@ -35,6 +35,7 @@ from urllib.parse import quote
 import aiohttp
 
 from roombot import reviewed
+from roombot.redact import Redactor
 from roombot.report_tls import check_url, client_context, explain
 from roombot.reporters import Settings
 
@@ -115,6 +116,8 @@ def reviewed_handler(
     the settings the harness's configuration already holds).
     """
 
+    redactor = Redactor()
+
     def handle(request: Request) -> Result:
         try:
             if request.op == "plan":
@@ -130,7 +133,9 @@ def reviewed_handler(
                     if plan.diff
                     else ""
                 )
-                return Result(request.id, True, said, plan.digest, plan.diff, dict(plan.versions))
+                # the diff's context lines may hold a key: hidden before it leaves the node
+                diff = redactor.text(plan.diff)
+                return Result(request.id, True, said, plan.digest, diff, dict(plan.versions))
             assert request.digest is not None
             applied = reviewed.apply_digest(request.reporter, request.digest, state_dir=state_dir)
             if not applied.changed:

@@ -23,6 +23,7 @@ from roombot import roomcommands as rc
 from roombot.config import RoomConfig
 from roombot.node_desk import Finished, NodeDesk, Refused, Request, ResultIn
 from roombot.outbox import Outbox
+from roombot.redact import Redactor
 
 log = logging.getLogger("roombot.commands")
 
@@ -55,8 +56,12 @@ class RoomReader:
         *,
         reporters: Collection[str] | None = None,
         clock: Callable[[], float] = time.time,
+        redactor: Redactor | None = None,
     ) -> None:
         self.rooms = tuple(rooms)
+        # A node's texts are a harness's configuration: the context lines of a diff can
+        # hold a provider's key. They pass the bot's redaction before any notice holds them.
+        self.redactor = redactor or Redactor()
         self.outbox = outbox
         self.desk = desk or NodeDesk()
         self.reporters = tuple(_reporter_names() if reporters is None else reporters)
@@ -183,15 +188,16 @@ class RoomReader:
             return
         self._commands.pop(r.id, None)
         part = "late" if done.late else ""
+        text, diff = self.redactor.text(done.text), self.redactor.text(done.diff)
         self.outcomes["node_ok" if done.ok else "node_refused"] += 1
         if not done.ok:
-            answer = rc.node_refused(command, done.text, late=done.late)
+            answer = rc.node_refused(command, text, late=done.late)
         elif isinstance(command, rc.Plan):
             answer = rc.plan_answer(
-                command, done.digest or "", done.diff, done.versions, done.text, late=done.late
+                command, done.digest or "", diff, done.versions, text, late=done.late
             )
         else:
-            answer = rc.applied_answer(command, done.text, late=done.late)
+            answer = rc.applied_answer(command, text, late=done.late)
         self._answer(r.room, r.command, answer, part)
 
     def tick(self) -> None:

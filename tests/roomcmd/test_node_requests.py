@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import secrets
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
@@ -212,6 +213,36 @@ async def test_another_source_cannot_poll_for_a_node_it_does_not_hold(
                 assert "served by another source" in (await r.json())["message"]
             async with http.get(api.url + "/v1/nodes/..%2Fx/requests", headers=headers) as r:
                 assert r.status == 400
+    finally:
+        stop.set()
+        await task
+
+
+async def test_a_key_in_the_diffs_context_never_reaches_the_room(api: Api, tmp_path: Path) -> None:
+    """A harness's configuration can hold a provider's key next to where the change goes:
+    the node hides it before the diff leaves, and the bot hides what a node did not."""
+    key = "sk-ant-api03-" + secrets.token_urlsafe(70)
+    env, settings_file = pi_home(tmp_path)
+    settings_file.write_text(json.dumps({"theme": "dark", "apiKey": key}, indent=2) + "\n")
+    reporter = Settings("http://127.0.0.1:8450", token_env="T_ENV")
+    reviewed = reviewed_handler(tmp_path / "node-state", settings=reporter, env=env)
+    stop, task = await node_loop(api, tmp_path, reviewed)
+    try:
+        plan = await api.answer(api.say("!roombot reporters plan gpu-1 pi enable"))
+        assert plan.startswith("Plan: enable the pi reporter on node gpu-1"), plan
+        assert '"apiKey"' in plan and "[redacted]" in plan
+        assert key not in plan and key[20:40] not in plan
+    finally:
+        stop.set()
+        await task
+
+    def careless(request: Request) -> Result:  # a node that sends its file as it is
+        return Result(request.id, True, f"saw {key}", "b" * 64, f' "apiKey": "{key}"\n+x\n', {})
+
+    stop, task = await node_loop(api, tmp_path, careless)
+    try:
+        plan = await api.answer(api.say("!roombot reporters plan gpu-1 pi disable"))
+        assert key not in plan and key[20:40] not in plan and "[redacted]" in plan
     finally:
         stop.set()
         await task
