@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 from aiohttp import web
 
+from lab.reporters_case import RecordingOutbox
 from roombot.api import ApiSettings, SourceSettings, make_app
 from roombot.events import parse_event
-from roombot.outbox import Outbox
 from roombot.pipeline import Pipeline
 from roombot.reporters import reporter_map
 from roombot.turns import TurnMachine, TurnRules
@@ -39,16 +39,6 @@ report, sender_mod, rules_mod = plugin.report, plugin.sender, plugin.reporter
 ROOM = "!team:example.org"
 TOKEN = "hermes-reporter-token-0123456789"
 FAST = sender_mod.Options(base_delay=0.01, max_delay=0.05, timeout=2.0)
-
-
-class RecordingOutbox(Outbox):
-    def __init__(self, path: Path) -> None:
-        super().__init__(path)
-        self.decisions: list[Any] = []
-
-    def enqueue(self, decision: Any) -> bool:
-        self.decisions.append(decision)
-        return super().enqueue(decision)
 
 
 @dataclass
