@@ -145,7 +145,23 @@ def _message_html(message: str) -> str:
     )
 
 
+def _attempts_list(attempts: Iterable[Attempt]) -> str:
+    """The attempts as a numbered list, one item each: a narrow timeline wraps a line
+    of words where a six-column table split them mid-word."""
+    items = []
+    for a in attempts:
+        where = _where(a.provider, a.model) or "(provider not known)"
+        facts = [f"<strong>{escape(where)}</strong>", escape(a.kind.label)]
+        if a.status is not None:
+            facts.append(f"HTTP {a.status}")
+        if a.retry_after is not None:
+            facts.append(f"retry after {a.retry_after} s")
+        items.append(f"<li>{' · '.join(facts)}<br>{text_block(first_line(a.message))}</li>")
+    return f"<p>Attempts ({len(items)}):</p><ol>{''.join(items)}</ol>"
+
+
 def _attempts_table(attempts: Iterable[Attempt]) -> str:
+    """The standalone page's form: its CSS gives the table the page's width."""
     rows = []
     for i, a in enumerate(attempts, 1):
         status = "" if a.status is None else str(a.status)
@@ -193,7 +209,7 @@ def render_matrix_html(err: TurnError) -> str:
     if err.retry_after is not None:
         parts.append(f"<p>Retry after {err.retry_after} s.</p>")
     if _shows_attempts(err):
-        parts.append(_attempts_table(err.attempts))
+        parts.append(_attempts_list(err.attempts))
     if err.note:
         parts.append(shown(prose(err.note)))
     return "".join(parts)
