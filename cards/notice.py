@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import quote
 
+from cards.attachment import file_content, file_name
 from cards.codec import CARD_KEY, sendable, to_payload
 from cards.html import escape
 from cards.render import render_matrix_html, render_plain
@@ -34,6 +35,8 @@ NAME_CHARS: Final = 200
 MIN_NAME_CHARS: Final = 12
 MAX_LISTED_ATTEMPTS: Final = 20
 HTML_FORMAT: Final = "org.matrix.custom.html"
+# The whole text's m.file event (cards.attachment), built here beside the card.
+__all__ = ["Notice", "build_edit", "build_notice", "content_size", "file_content", "file_name"]
 
 
 @dataclass(frozen=True, slots=True)

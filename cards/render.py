@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Final
 
+from cards.attachment import file_line as whole_text_line
 from cards.html import escape, prose, text_block
 from cards.kinds import Kind
 from cards.shape import Attempt, TurnError
@@ -103,7 +104,7 @@ def _file_line(err: TurnError) -> str | None:
     if not err.message_truncated:
         return None
     if err.message_file:
-        return f"The message is shortened here; the whole text is attached ({err.message_file})."
+        return whole_text_line(err.turn)
     return "The message is shortened here; the whole text travels separately."
 
 

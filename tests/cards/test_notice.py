@@ -106,7 +106,8 @@ def test_the_bot_attaches_the_full_text_and_rebuilds() -> None:
     again = build_notice(dataclasses.replace(err, message_file="mxc://example.org/whole"))
     card = read_payload(again.content[CARD_KEY])
     assert isinstance(card, TurnError) and card.message_file == "mxc://example.org/whole"
-    assert "mxc://example.org/whole" in again.content["body"]
+    assert "mxc://" not in again.content["body"]
+    assert "in the file roombot-message.txt, sent as a reply" in again.content["body"]
     assert max(sizes(again.content)) <= CONTENT_BUDGET
 
 

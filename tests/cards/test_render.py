@@ -163,9 +163,13 @@ def test_recovered_card_says_recovered() -> None:
 
 
 def test_truncated_message_says_where_the_rest_is() -> None:
-    err = dataclasses.replace(CHAIN, message_truncated=True, message_file="mxc://example.org/abc")
+    err = dataclasses.replace(
+        CHAIN, message_truncated=True, message_file="mxc://example.org/abc", turn="t/../42"
+    )
     for out in (render_plain(err), check_matrix_html(render_matrix_html(err)).data):
-        assert "mxc://example.org/abc" in out and "shortened" in out
+        # The file event a reply to the card, by name; no URI a client would not open.
+        assert "the whole text is in the file roombot-t-..-42.txt, sent as a reply" in out
+        assert "mxc://" not in out and "shortened" in out
 
 
 def test_prose_has_raw_html_off_and_safe_links() -> None:
