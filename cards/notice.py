@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import quote
 
+from cards.attachment import NAME_CHARS as FILE_NAME_CHARS
+from cards.attachment import file_content, file_name
 from cards.codec import CARD_KEY, sendable, to_payload
 from cards.html import escape
 from cards.render import render_matrix_html, render_plain
@@ -34,6 +36,8 @@ NAME_CHARS: Final = 200
 MIN_NAME_CHARS: Final = 12
 MAX_LISTED_ATTEMPTS: Final = 20
 HTML_FORMAT: Final = "org.matrix.custom.html"
+# The whole text's m.file event (cards.attachment), built here beside the card.
+__all__ = ["Notice", "build_edit", "build_notice", "content_size", "file_content", "file_name"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,7 +140,9 @@ def _squeeze(err: TurnError, chars: int, listed: int) -> TurnError:
         harness=_cut(err.harness, chars) or "",
         provider=_cut(err.provider, chars),
         model=_cut(err.model, chars),
-        turn=_cut(err.turn, chars),
+        # The turn names the whole text's file: kept long enough that the card's prose
+        # and the file event (named from the whole turn id) give the same name.
+        turn=_cut(err.turn, max(chars, FILE_NAME_CHARS)),
         session=_cut(err.session, chars),
         node=_cut(err.node, chars),
         # A real mxc:// URI is far shorter than any cut; a longer one is not one.

@@ -12,6 +12,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Final
 
+from cards.attachment import file_line as whole_text_line
 from cards.html import escape, prose, text_block
 from cards.kinds import Kind
 from cards.shape import Attempt, TurnError
@@ -103,7 +104,7 @@ def _file_line(err: TurnError) -> str | None:
     if not err.message_truncated:
         return None
     if err.message_file:
-        return f"The message is shortened here; the whole text is attached ({err.message_file})."
+        return whole_text_line(err.turn)
     return "The message is shortened here; the whole text travels separately."
 
 
@@ -145,7 +146,23 @@ def _message_html(message: str) -> str:
     )
 
 
+def _attempts_list(attempts: Iterable[Attempt]) -> str:
+    """The attempts as a numbered list, one item each: a narrow timeline wraps a line
+    of words where a six-column table split them mid-word."""
+    items = []
+    for a in attempts:
+        where = _where(a.provider, a.model) or "(provider not known)"
+        facts = [f"<strong>{escape(where)}</strong>", escape(a.kind.label)]
+        if a.status is not None:
+            facts.append(f"HTTP {a.status}")
+        if a.retry_after is not None:
+            facts.append(f"retry after {a.retry_after} s")
+        items.append(f"<li>{' · '.join(facts)}<br>{text_block(first_line(a.message))}</li>")
+    return f"<p>Attempts ({len(items)}):</p><ol>{''.join(items)}</ol>"
+
+
 def _attempts_table(attempts: Iterable[Attempt]) -> str:
+    """The standalone page's form: its CSS gives the table the page's width."""
     rows = []
     for i, a in enumerate(attempts, 1):
         status = "" if a.status is None else str(a.status)
@@ -193,7 +210,7 @@ def render_matrix_html(err: TurnError) -> str:
     if err.retry_after is not None:
         parts.append(f"<p>Retry after {err.retry_after} s.</p>")
     if _shows_attempts(err):
-        parts.append(_attempts_table(err.attempts))
+        parts.append(_attempts_list(err.attempts))
     if err.note:
         parts.append(shown(prose(err.note)))
     return "".join(parts)

@@ -90,7 +90,8 @@ class StartupError(RuntimeError):
 
 
 def _content_builders() -> Any:
-    # Imported late: `cards.notice` is the one place a notice's content is built.
+    # Imported late: `cards.notice` is the one place a notice's content is built
+    # (the whole text's file event included).
     from cards import notice
 
     return notice
@@ -580,7 +581,13 @@ class MatrixShell:
             if room_id not in self.client.rooms:
                 return Transient(f"joined {room_id} but no sync has shown it yet")
         room = self.client.rooms[room_id]
-        content = await self._content(notice, room_id, room.encrypted)
+        if notice.owes_file:
+            # The card is in the room: the whole text follows as its own m.file event.
+            content = self._file_content(notice)
+            txn_id = notice.file_txn_id
+        else:
+            content = await self._content(notice, room_id, room.encrypted)
+            txn_id = notice.txn_id
         if not isinstance(content, dict):
             return content
         if room.encrypted:
@@ -592,7 +599,7 @@ class MatrixShell:
                 room_id,
                 "m.room.message",
                 content,
-                tx_id=notice.txn_id,
+                tx_id=txn_id,
                 ignore_unverified_devices=self.config.matrix.trust == "ignore_unverified",
             )
         )
@@ -713,7 +720,7 @@ class MatrixShell:
         if built.full_message is None and attachment is None:
             return dict(built.content)
         if attachment is None:
-            uploaded = await self._upload_message(built.full_message, encrypted)
+            uploaded = await self._upload_message(built.full_message, encrypted, err.turn)
             if not isinstance(uploaded, dict):
                 return uploaded
             attachment = uploaded
@@ -729,13 +736,27 @@ class MatrixShell:
             content["file"] = attachment["file"]
         return content
 
-    async def _upload_message(self, text: str, encrypted: bool) -> dict[str, Any] | Outcome:
+    def _file_content(self, notice: Notice) -> dict[str, Any] | Outcome:
+        attachment, err = notice.attachment, notice.error
+        if attachment is None or err is None or notice.event_id is None:
+            return Rejected(f"notice {notice.key} owes a file but holds no upload")
+        return _content_builders().file_content(
+            turn=err.turn,
+            url=attachment["url"],
+            size=attachment["size"],
+            reply_to=notice.event_id,
+            encrypted_file=attachment.get("file"),
+        )
+
+    async def _upload_message(
+        self, text: str, encrypted: bool, turn: str | None
+    ) -> dict[str, Any] | Outcome:
         data = text.encode()
         resp, keys = await self._call(
             self.client.upload(
                 io.BytesIO(data),
                 content_type="text/plain; charset=utf-8",
-                filename="message.txt",
+                filename=_content_builders().file_name(turn),
                 encrypt=encrypted,
                 filesize=len(data),
             ),

@@ -84,6 +84,12 @@ def txn_id_for(room: str, key: str) -> str:
     return f"rb{digest}"
 
 
+def file_txn_id_for(room: str, key: str) -> str:
+    """The transaction id of a post's second step, the whole text as a file: its own,
+    and as fixed as the card's (a decision key holds no NUL, so none is another's)."""
+    return txn_id_for(room, f"{key}\x00file")
+
+
 # -- the error shape in storage (lossless, unlike the card, which is the wire form) --
 
 
@@ -122,6 +128,18 @@ class Notice:
     last_error: str | None = None
     enqueued_at: float = 0.0  # wall clock of the decision (when the outbox took it)
     answer: dict[str, Any] | None = None  # an answer's whole event content, built before
+    # The whole text's m.file event, a reply to the card: a post whose card was sent with
+    # an attachment stays pending (event_id set) until this is sent too.
+    file_event_id: str | None = None
+
+    @property
+    def owes_file(self) -> bool:
+        """The card is in the room; the whole text's file event is the step left."""
+        return self.action is Action.POST and self.state is State.PENDING and bool(self.event_id)
+
+    @property
+    def file_txn_id(self) -> str:
+        return file_txn_id_for(self.room, self.key)
 
 
 _NOTICES = """
@@ -140,7 +158,8 @@ CREATE TABLE IF NOT EXISTS notices (
     attachment TEXT,
     last_error TEXT,
     enqueued_at REAL NOT NULL,
-    sent_at REAL
+    sent_at REAL,
+    file_event_id TEXT
 )"""
 _SCHEMA = (
     _NOTICES
@@ -166,10 +185,13 @@ CREATE TABLE IF NOT EXISTS parked (
 """
 )
 
-_COLUMNS = (
+# The columns every outbox file has had (what a migration copies)...
+_COPIED = (
     "seq, key, room, turn, action, error, txn_id, state, tries, next_try, event_id, "
     "attachment, last_error, enqueued_at"
 )
+# ...and those a row is read with.
+_COLUMNS = _COPIED + ", file_event_id"
 
 
 def _row(r: tuple[Any, ...]) -> Notice:
@@ -191,6 +213,7 @@ def _row(r: tuple[Any, ...]) -> Notice:
         attachment=json.loads(r[11]) if r[11] else None,
         last_error=r[12],
         enqueued_at=r[13],
+        file_event_id=r[14],
     )
 
 
@@ -225,11 +248,17 @@ class Outbox:
                 self._db.execute("DROP INDEX IF EXISTS notices_pending")
                 self._db.execute(_NOTICES)
                 self._db.execute(
-                    f"INSERT INTO notices ({_COLUMNS}, sent_at) "
-                    f"SELECT {_COLUMNS}, sent_at FROM notices_before_answers"
+                    f"INSERT INTO notices ({_COPIED}, sent_at) "
+                    f"SELECT {_COPIED}, sent_at FROM notices_before_answers"
                 )
                 self._db.execute("DROP TABLE notices_before_answers")
                 log.info("outbox migrated: answers to room commands can be stored")
+            if row is not None:
+                columns = {c[1] for c in self._db.execute("PRAGMA table_info(notices)")}
+                if "file_event_id" not in columns:
+                    # Rows already sent stay sent: no file is posted after the fact.
+                    self._db.execute("ALTER TABLE notices ADD COLUMN file_event_id TEXT")
+                    log.info("outbox migrated: a long message's file event can be stored")
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
@@ -337,10 +366,33 @@ class Outbox:
         """Call `listener` (from the enqueueing thread) after each new notice."""
         self._listeners.append(listener)
 
-    def mark_sent(self, seq: int, event_id: str) -> None:
+    def mark_sent(self, seq: int, event_id: str) -> bool:
+        """The notice's event is in the room. True when the row is settled; False when it
+        is a post with an attachment, whose file event is owed next (the row stays the
+        head of its room, so the file follows its card before any other notice)."""
+        with self._lock:
+            self._db.execute(
+                "UPDATE notices SET event_id=?, sent_at=?, last_error=NULL, "
+                "state = CASE WHEN action='post' AND attachment IS NOT NULL "
+                "THEN 'pending' ELSE 'sent' END WHERE seq=?",
+                (event_id, time.time(), seq),
+            )
+            r = self._db.execute("SELECT state FROM notices WHERE seq=?", (seq,)).fetchone()
+        return r is None or r[0] != "pending"
+
+    def mark_file_sent(self, seq: int, event_id: str) -> None:
+        """The whole text's file event is in the room too: the post is settled."""
         self._exec(
-            "UPDATE notices SET state='sent', event_id=?, sent_at=?, last_error=NULL WHERE seq=?",
-            (event_id, time.time(), seq),
+            "UPDATE notices SET state='sent', file_event_id=?, last_error=NULL WHERE seq=?",
+            (event_id, seq),
+        )
+
+    def mark_file_refused(self, seq: int, reason: str) -> None:
+        """The file event will never be accepted; the card is in the room, so the post
+        counts as sent (a retract still finds it), with the reason kept."""
+        self._exec(
+            "UPDATE notices SET state='sent', last_error=? WHERE seq=?",
+            (f"file event refused: {reason}", seq),
         )
 
     def mark_failed(self, seq: int, reason: str) -> None:
@@ -432,7 +484,7 @@ class Outbox:
         with self._lock:
             r = self._db.execute(
                 "SELECT event_id FROM notices WHERE room=? AND turn=? AND action='post' "
-                "AND state='sent' ORDER BY seq LIMIT 1",
+                "AND event_id IS NOT NULL ORDER BY seq LIMIT 1",
                 (room, turn),
             ).fetchone()
         return r[0] if r else None
@@ -654,10 +706,26 @@ class Courier:
             self._settle(notice, outcome)
 
     def _settle(self, notice: Notice, outcome: Outcome) -> None:
-        fields = {"room": notice.room, "key": notice.key, "txn_id": notice.txn_id}
+        fields: dict[str, Any] = {"room": notice.room, "key": notice.key, "txn_id": notice.txn_id}
+        if notice.owes_file:
+            fields["txn_id"] = notice.file_txn_id
         match outcome:
+            case Sent(event_id) if notice.owes_file:
+                self.outbox.mark_file_sent(notice.seq, event_id)
+                log.info(
+                    "whole text sent as a file",
+                    extra={**fields, "event_id": event_id, "reply_to": notice.event_id},
+                )
+            case Rejected(reason) if notice.owes_file:
+                self.stats.rejected += 1
+                self.outbox.mark_file_refused(notice.seq, reason)
+                log.error(
+                    "file event refused for good, skipped", extra={**fields, "reason": reason}
+                )
             case Sent(event_id):
-                self.outbox.mark_sent(notice.seq, event_id)
+                settled = self.outbox.mark_sent(notice.seq, event_id)
+                if not settled:
+                    fields["file_owed"] = True
                 self.stats.sent += 1
                 if self.on_sent is not None:
                     # Wall clock on both ends: the decision may be from before a restart.

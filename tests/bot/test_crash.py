@@ -11,6 +11,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from cards.codec import CARD_KEY, read_payload
 from cards.shape import TurnError
 from roombot.devserver import DevServer
@@ -67,6 +69,11 @@ async def test_synapse_killed_during_burst(
         await team.member.close()
 
 
+ROOT = Path(__file__).resolve().parents[2]
+# This checkout's code, whatever the subprocess's working directory.
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
 def start_bot(config: Path, log: Path) -> subprocess.Popen[bytes]:
     with log.open("ab") as out:
         return subprocess.Popen(
@@ -74,6 +81,41 @@ def start_bot(config: Path, log: Path) -> subprocess.Popen[bytes]:
             stdout=out,
             stderr=subprocess.STDOUT,
             cwd=config.parent,
+            env=ENV,
+        )
+
+
+# The real bot, made to SIGKILL itself at one point of a long message's two steps: right
+# after the card is recorded as sent ("card": the file not sent yet), or right after the
+# homeserver answered the file's PUT ("file": the answer never recorded).
+_CRASHING = """
+import os, signal, sys
+from roombot import outbox
+if sys.argv[1] == "card":
+    real = outbox.Outbox.mark_sent
+    def mark_sent(self, seq, event_id):
+        settled = real(self, seq, event_id)
+        if not settled:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return settled
+    outbox.Outbox.mark_sent = mark_sent
+else:
+    def mark_file_sent(self, seq, event_id):
+        os.kill(os.getpid(), signal.SIGKILL)
+    outbox.Outbox.mark_file_sent = mark_file_sent
+from roombot.cli import main
+raise SystemExit(main(sys.argv[2:]))
+"""
+
+
+def start_crashing_bot(config: Path, log: Path, at: str) -> subprocess.Popen[bytes]:
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-c", _CRASHING, at, "run", "-c", str(config)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=config.parent,
+            env=ENV,
         )
 
 
@@ -136,4 +178,52 @@ async def test_bot_started_before_the_homeserver_waits_for_it(
         (s,) = await team.member.wait_for(team.room_id, 1, sender=team.bot.user_id)
         assert read_payload(s.content.get(CARD_KEY)).message == turn_error("late").message  # type: ignore[union-attr]
     finally:
+        await team.member.close()
+
+
+@pytest.mark.parametrize("at", ["card", "file"])
+async def test_bot_sigkilled_between_card_and_file_sends_the_file_once(
+    synapse: DevServer, tmp_path: Path, at: str
+) -> None:
+    team = await make_team(synapse, tmp_path, encrypted=True)
+    config = team.config()
+    log = tmp_path / "bot.log"
+    outbox = Outbox(config.outbox.path)
+    # Over the card's budget: the whole text travels as an m.file reply to the card.
+    long = "\n".join(
+        f"frame {i}: at handler (/srv/agent/dist/chunk-{i}.js:1:2)" for i in range(4000)
+    )
+    outbox.enqueue(Post(team.room_id, "long", turn_error("long", long)))
+    outbox.enqueue(Post(team.room_id, "after", turn_error("after")))
+    proc = start_crashing_bot(team.config_path, log, at)
+    try:
+        assert proc.wait(90) == -signal.SIGKILL, log.read_text()[-3000:]
+        head = outbox.head(team.room_id)
+        assert head is not None and head.turn == "long" and head.owes_file  # the card is up
+        assert head.file_event_id is None and outbox.counts()["sent"] == 0
+        proc = start_bot(team.config_path, log)
+        await wait_until(
+            lambda: outbox.counts()["sent"] == 2 or proc.poll() is not None, 90, "both sent"
+        )
+        assert proc.poll() is None, log.read_text()[-3000:]
+        await team.member.wait_for(team.room_id, 3, sender=team.bot.user_id, timeout=60)
+        await team.member.sync(500)
+        seen = team.member.messages(team.room_id, team.bot.user_id)
+        # The card once, its file once (a reply to it), then the next card: nothing doubled.
+        assert [s.content["msgtype"] for s in seen] == ["m.notice", "m.file", "m.notice"], log
+        card, file_event, after = seen
+        assert read_payload(after.content.get(CARD_KEY)).message == turn_error("after").message  # type: ignore[union-attr]
+        assert file_event.content["m.relates_to"] == {"m.in_reply_to": {"event_id": card.event_id}}
+        got = await team.member.read_file(file_event.content, file_event.content["file"]["url"])
+        assert got.decode() == long
+        post = outbox.get("long/post")
+        assert post is not None and post.file_event_id == file_event.event_id
+        assert not team.member.undecryptable
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0, log.read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        outbox.close()
         await team.member.close()

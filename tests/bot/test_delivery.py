@@ -153,16 +153,39 @@ async def test_one_megabyte_message_reaches_the_member_whole(
     try:
         async with running(team.config()) as bot:
             bot.outbox.enqueue(Post(team.room_id, "big", err))
-            await wait_sent(bot, 1, timeout=120)
-        (s,) = await team.member.wait_for(team.room_id, 1, sender=team.bot.user_id)
+            await wait_sent(bot, 1, timeout=120)  # settled: the card and then its file
+            post = bot.outbox.get("big/post")
+            # The turn recovered after all: the edit of the card posts no second file.
+            bot.outbox.enqueue(
+                Retract(team.room_id, "big", dataclasses.replace(err, recovered=True))
+            )
+            await wait_sent(bot, 2, timeout=60)
+        s, f, edit = await team.member.wait_for(team.room_id, 3, sender=team.bot.user_id)
+        await team.member.sync(500)
+        assert len(team.member.messages(team.room_id, team.bot.user_id)) == 3  # not doubled
+        assert edit.replaces == s.event_id
+        assert "in the file roombot-big.txt" in edit.content["m.new_content"]["body"]
         card = card_of(s.content)
         assert card.message_file and card.message_file.startswith("mxc://")
         assert card.message_truncated and card.message != message
         assert message.startswith(card.message[:200])  # the card shows a preview
-        whole = await team.member.read_file(s.content, card.message_file)
-        assert whole.decode() == message
+        # The card's text points at the file event, not at a URI no client opens.
+        assert "mxc://" not in s.content["body"] and "mxc://" not in s.content["formatted_body"]
+        assert "in the file roombot-big.txt, sent as a reply to this card" in s.content["body"]
+        # The whole text: its own m.file event, a reply to the card.
+        assert f.content["msgtype"] == "m.file"
+        assert f.content["body"] == f.content["filename"] == "roombot-big.txt"
+        assert f.content["info"] == {"mimetype": "text/plain", "size": len(message.encode())}
+        assert f.content["m.relates_to"] == {"m.in_reply_to": {"event_id": s.event_id}}
+        assert f.encrypted == encrypted
         if encrypted:
-            assert s.content["file"]["url"] == card.message_file
+            assert "url" not in f.content and f.content["file"]["url"] == card.message_file
+            assert s.content["file"]["url"] == card.message_file  # older readers keep it
+        else:
+            assert f.content["url"] == card.message_file
+        whole = await team.member.read_file(f.content, card.message_file)
+        assert whole.decode() == message
+        assert post is not None and (post.event_id, post.file_event_id) == (s.event_id, f.event_id)
     finally:
         await team.member.close()
 

@@ -176,3 +176,99 @@ def test_prune_forgets_only_settled_rows(tmp_path: Path) -> None:
     assert box.prune(time.time() - 3600) == 0  # sent just now: kept
     assert box.prune(time.time() + 1) == 1
     assert box.get("old/post") is None and box.get("pending/post") is not None
+
+
+async def test_a_long_message_file_follows_its_card_once_before_the_next_notice(
+    tmp_path: Path,
+) -> None:
+    box = Outbox(tmp_path / "o.sqlite3")
+    box.enqueue(Post("!a", "long", err()))
+    box.enqueue(Post("!a", "next", err()))
+    box.enqueue(Retract("!a", "long", err()))
+    sends: list[tuple[str, str, str | None]] = []  # (turn, txn id, the card it answers)
+    failed_once = False
+
+    async def deliver(n: Notice) -> Outcome:
+        nonlocal failed_once
+        if n.owes_file:
+            if not failed_once:  # the file's first try fails: retried, never doubled
+                failed_once = True
+                return Transient("network")
+            sends.append((n.turn, n.file_txn_id, n.event_id))
+            return Sent("$file")
+        if n.turn == "long" and n.action is Action.POST:
+            box.set_attachment(n.seq, {"url": "mxc://hs/whole", "size": 10})
+        sends.append((n.turn, n.txn_id, None))
+        return Sent(f"${n.turn}-{n.action}")
+
+    courier = Courier(box, deliver, backoff_initial=0.01, backoff_max=0.05, poll_interval=0.05)
+    await _drain(courier)
+    post = box.get("long/post")
+    assert post is not None and post.state.value == "sent"
+    assert post.event_id == "$long-post" and post.file_event_id == "$file"
+    assert [s[0] for s in sends] == ["long", "long", "next", "long"]
+    assert sends[1] == ("long", post.file_txn_id, "$long-post")  # a reply to the card
+    assert len({s[1] for s in sends}) == 4  # the file has its own transaction id
+    assert post.file_txn_id == Outbox(tmp_path / "o.sqlite3").get("long/post").file_txn_id  # type: ignore[union-attr]
+    retract = box.get("long/retract")
+    assert retract is not None and retract.file_event_id is None  # an edit posts no file
+    assert courier.stats.sent == 3 and courier.stats.retries == 1
+
+
+def test_a_card_sent_with_its_file_owed_is_still_owed_after_a_restart(tmp_path: Path) -> None:
+    path = tmp_path / "o.sqlite3"
+    box = Outbox(path)
+    box.enqueue(Post("!a", "long", err()))
+    head = box.head("!a")
+    assert head is not None and not head.owes_file
+    box.set_attachment(head.seq, {"url": "mxc://hs/whole", "size": 10})
+    assert box.mark_sent(head.seq, "$card") is False  # not settled: the file is owed
+    box.close()
+    again = Outbox(path)  # the bot died between card and file
+    owed = again.head("!a")
+    assert owed is not None and owed.owes_file and owed.event_id == "$card"
+    assert again.posted_event("!a", "long") == "$card"  # a retract can edit it already
+    assert again.counts()["sent"] == 0
+    again.mark_file_sent(owed.seq, "$file")
+    assert again.head("!a") is None and again.counts()["sent"] == 1
+
+
+def test_an_outbox_file_from_before_file_events_is_migrated(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    # The notices table as it was before file events (answers already allowed).
+    db.executescript(
+        """CREATE TABLE notices (
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, key TEXT NOT NULL UNIQUE,
+            room TEXT NOT NULL, turn TEXT NOT NULL,
+            action TEXT NOT NULL CHECK (action IN ('post', 'retract', 'answer')),
+            error TEXT NOT NULL, txn_id TEXT NOT NULL, state TEXT NOT NULL DEFAULT 'pending',
+            tries INTEGER NOT NULL DEFAULT 0, next_try REAL NOT NULL DEFAULT 0, event_id TEXT,
+            attachment TEXT, last_error TEXT, enqueued_at REAL NOT NULL, sent_at REAL)"""
+    )
+    e = error_to_json(err())
+    db.execute(
+        "INSERT INTO notices (key, room, turn, action, error, txn_id, state, event_id, "
+        "attachment, enqueued_at) VALUES ('old/post', '!a', 'old', 'post', ?, 'rbold', 'sent', "
+        '\'$old\', \'{"url": "mxc://hs/x", "size": 1}\', 1.0)',
+        (e,),
+    )
+    db.execute(
+        "INSERT INTO notices (key, room, turn, action, error, txn_id, attachment, enqueued_at) "
+        "VALUES ('up/post', '!a', 'up', 'post', ?, 'rbup', '{\"url\": \"mxc://hs/y\", "
+        '"size": 1}\', 2.0)',
+        (e,),
+    )
+    db.commit()
+    db.close()
+    box = Outbox(path)
+    old = box.get("old/post")
+    assert (
+        old is not None and old.state.value == "sent" and not old.owes_file
+    )  # no file after the fact
+    up = box.head("!a")
+    assert up is not None and up.key == "up/post" and not up.owes_file  # its card goes first
+    assert box.mark_sent(up.seq, "$up") is False
+    assert box.head("!a").owes_file  # type: ignore[union-attr]

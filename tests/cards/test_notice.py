@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
+from cards.attachment import file_name
 from cards.codec import CARD_KEY, read_payload, to_payload
 from cards.kinds import Kind
 from cards.notice import CONTENT_BUDGET, build_edit, build_notice
@@ -106,7 +107,8 @@ def test_the_bot_attaches_the_full_text_and_rebuilds() -> None:
     again = build_notice(dataclasses.replace(err, message_file="mxc://example.org/whole"))
     card = read_payload(again.content[CARD_KEY])
     assert isinstance(card, TurnError) and card.message_file == "mxc://example.org/whole"
-    assert "mxc://example.org/whole" in again.content["body"]
+    assert "mxc://" not in again.content["body"]
+    assert "in the file roombot-message.txt, sent as a reply" in again.content["body"]
     assert max(sizes(again.content)) <= CONTENT_BUDGET
 
 
@@ -221,3 +223,25 @@ def test_hostile_user_ids_in_mentions_are_escaped() -> None:
     assert len(hrefs) == 2 and all(h.startswith("https://matrix.to/#/") for h in hrefs)
     assert all("<" not in h and '"' not in h for h in hrefs)
     assert content["m.mentions"] == {"user_ids": users}
+
+
+def test_absurd_input_still_names_the_file_as_the_file_event_does() -> None:
+    turn = "acp-session-0b7e2c1a-5f3d-4e8b-9a6c-2d1f0e9b8a7c-turn-17"  # 56 characters
+    # Astral names cost 12 bytes a character escaped: the names are cut below 64.
+    many = tuple(
+        Attempt(Kind.QUOTA, "z" * 300, "\U0001d52d" * 5_000, "\U0001d52a" * 500, 429)
+        for i in range(500)
+    )
+    err = TurnError(
+        Kind.QUOTA,
+        "q" * 50_000,
+        "\U0001d525" * 100_000,
+        "\U0001d52d" * 50_000,
+        "\U0001d52a" * 50_000,
+        attempts=many,
+        turn=turn,
+    )
+    notice = build_notice(dataclasses.replace(err, message_file="mxc://example.org/whole"))
+    assert notice.full_message is not None  # step 4: names cut, the list cut
+    assert max(sizes(notice.content)) <= CONTENT_BUDGET
+    assert f"in the file {file_name(turn)}, sent as a reply" in notice.content["body"]

@@ -70,14 +70,24 @@ def test_plain_shows_the_facts() -> None:
 def test_single_attempt_is_not_listed_again() -> None:
     err = dataclasses.replace(CHAIN, attempts=CHAIN.attempts[:1])
     assert "Attempts" not in render_plain(err)
-    assert "<table>" not in render_matrix_html(err)
+    assert "<ol>" not in render_matrix_html(err)
 
 
-def test_matrix_html_lists_attempts_as_a_table() -> None:
-    parsed = check_matrix_html(render_matrix_html(CHAIN))
-    assert parsed.tags.count("tr") == 1 + len(CHAIN.attempts)
-    for a in CHAIN.attempts:
-        assert a.message in parsed.data
+def test_matrix_html_lists_attempts_one_item_each_not_a_table() -> None:
+    html = render_matrix_html(CHAIN)
+    parsed = check_matrix_html(html)
+    assert "table" not in parsed.tags and "td" not in parsed.tags
+    assert parsed.tags.count("ol") == 1 and parsed.tags.count("li") == len(CHAIN.attempts)
+    items = html.split("<li>")[1:]
+    for item, a in zip(items, CHAIN.attempts, strict=True):
+        text = flat(check_matrix_html("<li>" + item.split("</li>")[0] + "</li>").data)
+        # provider / model, kind, status, retry-after, then the sentence, in that order
+        facts = [f"{a.provider} / {a.model}", a.kind.label, f"HTTP {a.status}"]
+        if a.retry_after is not None:
+            facts.append(f"retry after {a.retry_after} s")
+        facts.append(a.message)
+        at = [text.index(f) for f in facts]
+        assert at == sorted(at), (text, facts)
 
 
 def test_every_kind_has_its_own_colour() -> None:
@@ -153,9 +163,13 @@ def test_recovered_card_says_recovered() -> None:
 
 
 def test_truncated_message_says_where_the_rest_is() -> None:
-    err = dataclasses.replace(CHAIN, message_truncated=True, message_file="mxc://example.org/abc")
+    err = dataclasses.replace(
+        CHAIN, message_truncated=True, message_file="mxc://example.org/abc", turn="t/../42"
+    )
     for out in (render_plain(err), check_matrix_html(render_matrix_html(err)).data):
-        assert "mxc://example.org/abc" in out and "shortened" in out
+        # The file event a reply to the card, by name; no URI a client would not open.
+        assert "the whole text is in the file roombot-t-..-42.txt, sent as a reply" in out
+        assert "mxc://" not in out and "shortened" in out
 
 
 def test_prose_has_raw_html_off_and_safe_links() -> None:

@@ -62,13 +62,14 @@ async def test_keys_never_reach_the_room_the_journal_or_the_outbox(
         async with running(config) as bot:
             await bot.pipeline.accept([parse_event(e) for e in _events(team.room_id, "leak")])
             await wait_sent(bot, 1, timeout=90)
-        (seen,) = await team.member.wait_for(team.room_id, 1, sender=team.bot.user_id)
-        assert seen.encrypted
+        # The card, then the whole text as an m.file reply to it.
+        seen, file_event = await team.member.wait_for(team.room_id, 2, sender=team.bot.user_id)
+        assert seen.encrypted and file_event.content["msgtype"] == "m.file"
         content = seen.content
         card = read_payload(content.get(CARD_KEY))
         assert isinstance(card, TurnError) and card.kind.value == "auth"
         assert card.message_file and card.message_truncated
-        attachment = await team.member.read_file(content, card.message_file)
+        attachment = await team.member.read_file(file_event.content, card.message_file)
         shown = {
             "body": content["body"],
             "formatted_body": content["formatted_body"],
