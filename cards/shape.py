@@ -24,6 +24,22 @@ class Attempt:
 
 
 @dataclass(frozen=True, slots=True)
+class Group:
+    """A group card's part: several failed turns of one group key (docs/card.md)."""
+
+    count: int
+    first_at: int
+    last_at: int
+    key: tuple[tuple[str, str], ...] = ()
+    models: tuple[str, ...] = ()
+    harnesses: tuple[str, ...] = ()
+    turns: tuple[str, ...] = ()
+    threaded: int = 0
+    recovered_at: int | None = None
+    retracted: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class TurnError:
     """A failed turn: led by the model that was asked for.
 
@@ -53,3 +69,4 @@ class TurnError:
     # (an mxc:// URI of the uploaded file), and the message holds a preview.
     message_file: str | None = None
     message_truncated: bool = False
+    group: Group | None = None
