@@ -200,9 +200,9 @@ policies = st.builds(
 )
 
 
-def run(policy: RoomPolicy, script: list[tuple[float, str, Kind, str, bool]]) -> tuple[
-    list[RoomAction], list[str], list[Silence]
-]:
+def run(
+    policy: RoomPolicy, script: list[tuple[float, str, Kind, str, bool]]
+) -> tuple[list[RoomAction], list[str], list[Silence]]:
     stage = RoomStage(default=policy)
     silences = [_silence("s1", 100, 400), _silence("s2", 300, 10_000, lifted=900.0)]
     now = 0.0
@@ -238,14 +238,13 @@ def run(policy: RoomPolicy, script: list[tuple[float, str, Kind, str, bool]]) ->
 def test_every_failed_turn_is_reachable_and_no_card_comes_twice(
     policy: RoomPolicy, script: list[tuple[float, str, Kind, str, bool]]
 ) -> None:
-    out, failed, silences = run(policy, script)
+    out, failed, _silences = run(policy, script)
     keys = Counter(a.key for a in out)
     assert max(keys.values(), default=1) == 1, "an action twice"
     own = {c.turn for c in cards(out)}
-    listed = {t for a in out if isinstance(a, Card | GroupEdit) and a.error.group for t in a.error.group.turns}
-    counted = sum(  # turns past every bound are at least counted by a group card
-        a.error.group.count for a in out if isinstance(a, GroupEdit | Card) and a.error.group
-    )
+    groups = [a.error.group for a in out if isinstance(a, Card | GroupEdit) and a.error.group]
+    listed = {t for g in groups for t in g.turns}
+    counted = sum(g.count for g in groups)  # turns past every bound are counted by one
     held = sum(n for a in out if isinstance(a, Summary) for *_, n in a.held)
     missing = [t for t in failed if t not in own and t not in listed]
     assert len(missing) <= held + counted
