@@ -444,22 +444,19 @@ class RoomStage:
                     group.threaded += 1
                 else:
                     place = None
+        if route.group is GroupStep.COUNT:
+            assert group is not None
+            self._count(group, post, now, policy, out)  # a new group card goes first
         if place is not None:
             out.append(Card(post.room, post.key, post.turn, err, place))
             self._cards[post.turn] = post.key
             if len(self._cards) > OPEN_MAX:
                 self._roots.discard(next(iter(self._cards)))
                 del self._cards[next(iter(self._cards))]
-        if err.kind is Kind.NODE_OFFLINE and err.node is not None and place is not None:
-            self._inhibit(post, now)
-        match route.group:
-            case GroupStep.OPEN:
-                self._open_group(post, place, now, policy, out)
-            case GroupStep.COUNT:
-                assert group is not None
-                self._count(group, post, now, policy, out)
-            case GroupStep.NONE:
-                pass
+            if err.kind is Kind.NODE_OFFLINE and err.node is not None:
+                self._inhibit(post, now)
+        if route.group is GroupStep.OPEN:
+            self._open_group(post, place, now, policy)
         if opened is not None:
             out += self._react(post.turn, Moment.FAILED, post.key if place else None, opened)
 
@@ -502,9 +499,7 @@ class RoomStage:
 
     # -- groups --
 
-    def _open_group(
-        self, post: Post, place: Place | None, now: float, policy: RoomPolicy, out: list[RoomAction]
-    ) -> None:
+    def _open_group(self, post: Post, place: Place | None, now: float, policy: RoomPolicy) -> None:
         # The group card belongs in the timeline: the first card is it when it went there
         # (no trigger, or a reply); otherwise the group card is posted when a second
         # failure makes it a group.
