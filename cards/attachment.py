@@ -38,10 +38,12 @@ def file_content(
     size: int,
     reply_to: str,
     encrypted_file: dict[str, Any] | None = None,
+    thread: str | None = None,
 ) -> dict[str, Any]:
     """The `m.file` event: named for the turn, text/plain, a rich reply to `reply_to`
     (the card). In an encrypted room the spec's EncryptedFile object (`file`: url,
-    key, iv, hashes, v) replaces the plain `url`."""
+    key, iv, hashes, v) replaces the plain `url`. A card in a thread (`thread`, its
+    root) has its file in the same thread, the reply kept as the fallback."""
     name = file_name(turn)
     content: dict[str, Any] = {
         "msgtype": "m.file",
@@ -51,6 +53,13 @@ def file_content(
         "m.relates_to": {"m.in_reply_to": {"event_id": reply_to}},
         "m.mentions": {},
     }
+    if thread is not None:
+        content["m.relates_to"] = {
+            "rel_type": "m.thread",
+            "event_id": thread,
+            "is_falling_back": True,
+            "m.in_reply_to": {"event_id": reply_to},
+        }
     if encrypted_file is not None:
         content["file"] = dict(encrypted_file)
     else:

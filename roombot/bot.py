@@ -36,6 +36,7 @@ from roombot.outbox import Courier, Outbox
 from roombot.pipeline import Pipeline
 from roombot.private_files import private_dir
 from roombot.redact import Redactor
+from roombot.room import RoomStage
 from roombot.room_reader import RoomReader
 from roombot.turns import TurnMachine
 
@@ -81,6 +82,7 @@ class Bot:
             redactor=self.redactor,
             offline_after=config.nodes.offline_after,
             heartbeat_interval=config.nodes.heartbeat_interval,
+            room=RoomStage({r.room: r.view for r in config.rooms}),
         )
         self.started = asyncio.Event()
         self._stop = asyncio.Event()

@@ -24,6 +24,7 @@ from roombot.api.settings import ApiSettings, parse_api_settings
 from roombot.configerror import ConfigError as ConfigError  # raised by every section
 from roombot.nodes import DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_OFFLINE_AFTER
 from roombot.redact import RedactError, Redactor
+from roombot.room import GROUP_FIELDS, Placement, RoomPolicy
 from roombot.turns import TurnRules
 
 TrustPolicy = Literal["ignore_unverified", "verified_only", "cross_signed"]
@@ -87,6 +88,8 @@ class RoomConfig:
     mention: tuple[str, ...] = ()
     # The power level a member needs to run `!roombot ...` here (50: a moderator).
     command_power: int = 50
+    # Where cards go and how the timeline shows them (roombot.room, docs/room.md).
+    view: RoomPolicy = field(default_factory=RoomPolicy)
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +161,28 @@ class Config:
 
     def room(self, ref: str) -> RoomConfig | None:
         return next((r for r in self.rooms if r.room == ref), None)
+
+
+_GROUP_FIELD = re.compile("^(" + "|".join(GROUP_FIELDS) + ")$")
+
+
+def _room_view(t: _Table) -> RoomPolicy:
+    d = RoomPolicy()
+    group_by = (
+        d.group_by
+        if t.raw("group_by") is None
+        else t.strings("group_by", _GROUP_FIELD, f"one of {', '.join(GROUP_FIELDS)}")
+    )
+    if len(set(group_by)) != len(group_by):
+        raise ConfigError(t.key("group_by"), "expected each field at most once")
+    return RoomPolicy(
+        placement=Placement(t.choice("placement", d.placement, tuple(Placement))),
+        reactions=t.flag("reactions", d.reactions),
+        group_by=group_by,
+        group_window=t.number("group_window", d.group_window),
+        group_interval=t.number("group_interval", d.group_interval),
+        group_thread_max=t.integer("group_thread_max", d.group_thread_max, maximum=10_000),
+    )
 
 
 class _Table:
@@ -378,6 +403,7 @@ def parse_config(
                 loud=t.flag("loud", False),
                 mention=t.strings("mention", _USER_ID, "a user id like @alice:example.org"),
                 command_power=t.integer("command_power", 50, minimum=0, maximum=2**53),
+                view=_room_view(t),
             )
         )
         t.finish()

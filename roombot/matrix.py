@@ -34,8 +34,10 @@ from nio import (
     LoginResponse,
     MegolmEvent,
     RoomCreateEvent,
+    RoomGetEventResponse,
     RoomMemberEvent,
     RoomMessageText,
+    RoomRedactResponse,
     RoomResolveAliasResponse,
     RoomSendResponse,
     SyncError,
@@ -57,9 +59,13 @@ from roombot.outbox import (
     RateLimited,
     Rejected,
     Sent,
+    Skipped,
+    State,
     Transient,
+    Waiting,
 )
 from roombot.private_files import private_dir, replace_private, settle, tighten
+from roombot.relations import ROOT_MISSING, TRIGGER_MISSING, relation, with_note
 from roombot.roomcommands import Incoming, level_of
 from roombot.session import credentials_path, read_credentials
 
@@ -136,6 +142,8 @@ class MatrixShell:
         # power without being listed in m.room.power_levels)
         self.creators: dict[str, frozenset[str]] = {}
         self._handled_invites: set[str] = set()
+        # (room id, event id) -> whether the event is there to relate to (a trigger)
+        self._found: dict[tuple[str, str], bool] = {}
         self._stop = asyncio.Event()
         # Cross-sign the device at start (roombot.crosssign; tests switch it off to show
         # what an unsigned bot looks like). The last check's result, for status and tests.
@@ -581,13 +589,26 @@ class MatrixShell:
             if room_id not in self.client.rooms:
                 return Transient(f"joined {room_id} but no sync has shown it yet")
         room = self.client.rooms[room_id]
-        if notice.owes_file:
+        event_type = "m.room.message"
+        txn_id = notice.txn_id
+        content: dict[str, Any] | Outcome
+        if notice.action is Action.UNREACT:
+            return await self._unreact(notice, room_id)
+        if notice.action is Action.REACT:
+            after = (notice.place or {}).get("after")
+            card = self.outbox.get(after) if after else None
+            if card is not None and card.state is State.PENDING and card.event_id is None:
+                return Waiting("waits for its card")
+            event_type, content = "m.reaction", dict(notice.answer or {})
+        elif notice.owes_file:
             # The card is in the room: the whole text follows as its own m.file event.
-            content = self._file_content(notice)
+            where = await self._where(notice, room_id)
+            if not isinstance(where, tuple):
+                return where
+            content = self._file_content(notice, where[0])
             txn_id = notice.file_txn_id
         else:
             content = await self._content(notice, room_id, room.encrypted)
-            txn_id = notice.txn_id
         if not isinstance(content, dict):
             return content
         if room.encrypted:
@@ -597,7 +618,7 @@ class MatrixShell:
         resp = await self._call(
             self.client.room_send(
                 room_id,
-                "m.room.message",
+                event_type,
                 content,
                 tx_id=txn_id,
                 ignore_unverified_devices=self.config.matrix.trust == "ignore_unverified",
@@ -606,13 +627,65 @@ class MatrixShell:
         if isinstance(resp, RoomSendResponse):
             return Sent(resp.event_id)
         code = getattr(resp, "status_code", None)
-        if code == "M_LIMIT_EXCEEDED":
-            return RateLimited((getattr(resp, "retry_after_ms", None) or 5000) / 1000)
-        if code in _GONE:
-            return Gone(f"{code}: {resp.message}")
-        if code in _REJECTED:
-            return Rejected(f"{code}: {resp.message}")
-        return Transient(f"{code}: {getattr(resp, 'message', resp)}")
+        if code == "M_DUPLICATE_ANNOTATION":
+            return Skipped("the same reaction is there already")
+        return _failure(resp)
+
+    async def _unreact(self, notice: Notice, room_id: str) -> Outcome:
+        """Take back a reaction: redact the event its React notice was sent as."""
+        sent = self.outbox.get((notice.place or {}).get("reaction", ""))
+        if sent is None or sent.state is State.FAILED:
+            return Skipped("the reaction to take back was never sent")
+        if sent.event_id is None:
+            return Waiting("waits for the reaction it takes back")
+        resp = await self._call(
+            self.client.room_redact(room_id, sent.event_id, tx_id=notice.txn_id)
+        )
+        if isinstance(resp, RoomRedactResponse):
+            return Sent(resp.event_id)
+        return _failure(resp)
+
+    async def _found_event(self, room_id: str, event_id: str) -> bool | Outcome:
+        """Whether `event_id` is an event of this room that was not redacted."""
+        known = self._found.get((room_id, event_id))
+        if known is not None:
+            return known
+        resp = await self._call(self.client.room_get_event(room_id, event_id))
+        if isinstance(resp, RoomGetEventResponse):
+            found = bool((resp.event.source or {}).get("content"))
+        elif getattr(resp, "status_code", None) in {"M_NOT_FOUND", "M_FORBIDDEN"}:
+            found = False
+        else:
+            return Transient(f"looking up event {event_id}: {resp}")
+        if len(self._found) > 10_000:
+            self._found.clear()
+        self._found[(room_id, event_id)] = found
+        return found
+
+    async def _where(
+        self, notice: Notice, room_id: str
+    ) -> tuple[str | None, str | None, str | None] | Outcome:
+        """(thread root, replied event, why it is in the timeline instead) for a post."""
+        place = notice.place or {}
+        ends: list[str | None] = []
+        for end in ("thread", "reply"):
+            ref = place.get(end)
+            if not isinstance(ref, dict):
+                ends.append(None)
+                continue
+            if "notice" in ref:
+                root = self.outbox.get(ref["notice"])
+                if root is None or root.event_id is None:
+                    return None, None, ROOT_MISSING
+                ends.append(root.event_id)
+                continue
+            found = await self._found_event(room_id, str(ref.get("event")))
+            if not isinstance(found, bool):
+                return found
+            if not found:
+                return None, None, TRIGGER_MISSING
+            ends.append(str(ref["event"]))
+        return ends[0], ends[1], None
 
     async def _apply_trust(self, room_id: str) -> Outcome | None:
         """Mark every member device verified (gets room keys) or blacklisted, per matrix.trust.
@@ -689,8 +762,8 @@ class MatrixShell:
     async def _build(
         self, notice: Notice, room_id: str, encrypted: bool
     ) -> dict[str, Any] | Outcome:
-        if notice.action is Action.ANSWER:
-            return dict(notice.answer or {})  # built whole when the command was read
+        if notice.action in (Action.ANSWER, Action.SUMMARY):
+            return dict(notice.answer or {})  # built whole before
         cards_notice = _content_builders()
         cfg = self.room_config(notice.room, room_id)
         loud = bool(cfg and cfg.loud)
@@ -700,6 +773,17 @@ class MatrixShell:
         if err is None:
             return Rejected(f"notice {notice.key} holds no card")
         attachment = notice.attachment
+        if notice.action is Action.GROUP_EDIT:
+            target = self.outbox.get((notice.place or {}).get("target", ""))
+            if target is None or target.event_id is None:
+                return Rejected(f"no sent group card for {notice.key} to edit")
+            return cards_notice.build_edit(target.event_id, err, msgtype=msgtype, mentions=())
+        where = await self._where(notice, room_id)
+        if not isinstance(where, tuple):
+            return where
+        thread, reply, why = where
+        if why is not None:
+            err = dataclasses.replace(err, note=with_note(err.note, why))
         if notice.action is Action.RETRACT:
             original = self.outbox.posted_event(notice.room, notice.turn)
             if original is None:
@@ -716,9 +800,10 @@ class MatrixShell:
                 content["file"] = attachment["file"]
                 content.setdefault("m.new_content", {})["file"] = attachment["file"]
             return content
+        related = relation(thread, reply)
         built = cards_notice.build_notice(err, msgtype=msgtype, mentions=mentions)
         if built.full_message is None and attachment is None:
-            return dict(built.content)
+            return _related(dict(built.content), related)
         if attachment is None:
             uploaded = await self._upload_message(built.full_message, encrypted, err.turn)
             if not isinstance(uploaded, dict):
@@ -734,9 +819,9 @@ class MatrixShell:
         if attachment.get("file"):
             # An encrypted attachment: the reader needs the key to open the file.
             content["file"] = attachment["file"]
-        return content
+        return _related(content, related)
 
-    def _file_content(self, notice: Notice) -> dict[str, Any] | Outcome:
+    def _file_content(self, notice: Notice, thread: str | None) -> dict[str, Any] | Outcome:
         attachment, err = notice.attachment, notice.error
         if attachment is None or err is None or notice.event_id is None:
             return Rejected(f"notice {notice.key} owes a file but holds no upload")
@@ -746,6 +831,7 @@ class MatrixShell:
             size=attachment["size"],
             reply_to=notice.event_id,
             encrypted_file=attachment.get("file"),
+            thread=thread,
         )
 
     async def _upload_message(
@@ -777,6 +863,24 @@ class MatrixShell:
 
     async def close(self) -> None:
         await self.client.close()
+
+
+def _related(content: dict[str, Any], related: dict[str, Any] | None) -> dict[str, Any]:
+    if related is not None:
+        content["m.relates_to"] = related
+    return content
+
+
+def _failure(resp: Any) -> Outcome:
+    """What a homeserver's refusal of a send means for the notice."""
+    code = getattr(resp, "status_code", None)
+    if code == "M_LIMIT_EXCEEDED":
+        return RateLimited((getattr(resp, "retry_after_ms", None) or 5000) / 1000)
+    if code in _GONE:
+        return Gone(f"{code}: {resp.message}")
+    if code in _REJECTED:
+        return Rejected(f"{code}: {resp.message}")
+    return Transient(f"{code}: {getattr(resp, 'message', resp)}")
 
 
 def sync_age(shell: MatrixShell) -> float | None:

@@ -37,16 +37,38 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from cards.kinds import Kind
-from cards.shape import Attempt, TurnError
+from cards.shape import Attempt, Group, TurnError
 from roombot.private_files import create_dirs, private_sqlite
+from roombot.room import Card, GroupEdit, Place, React, Ref, RoomAction, Summary, Unreact
+from roombot.silence_summary import summary_content
 
 log = logging.getLogger("roombot.outbox")
 
 
 class Action(StrEnum):
-    POST = "post"  # a new notice
+    POST = "post"  # a new card (a turn's own, or a group card), placed as `place` says
     RETRACT = "retract"  # an edit of the posted notice: the turn recovered after all
     ANSWER = "answer"  # the bot's answer to a command read from the room (roombot.roomcommands)
+    GROUP_EDIT = "group_edit"  # an edit of a group card (roombot.room)
+    REACT = "react"  # a reaction on a turn's trigger
+    UNREACT = "unreact"  # the redaction of a reaction sent before
+    SUMMARY = "summary"  # what a silence held back, when it ended (content built before)
+
+
+class Lane(StrEnum):
+    """A room's notices go out in order within a lane; the lanes are independent, so a
+    reaction that waits or fails never delays a card."""
+
+    CARDS = "cards"
+    REACTIONS = "reactions"
+
+
+LANE_OF: dict[Action, Lane] = {a: Lane.CARDS for a in Action} | {
+    Action.REACT: Lane.REACTIONS,
+    Action.UNREACT: Lane.REACTIONS,
+}
+# Rows whose `error` column holds a whole event content built before, not a card.
+_BUILT = frozenset({Action.ANSWER, Action.SUMMARY, Action.REACT, Action.UNREACT})
 
 
 class State(StrEnum):
@@ -103,8 +125,31 @@ def error_from_json(text: str) -> TurnError:
     data["attempts"] = tuple(
         Attempt(**{**a, "kind": Kind(a["kind"])}) for a in data.get("attempts") or ()
     )
+    if data.get("group") is not None:
+        data["group"] = group_from_dict(data["group"])
     known = {f.name for f in dataclasses.fields(TurnError)}
     return TurnError(**{k: v for k, v in data.items() if k in known})
+
+
+def _ref_json(ref: Ref | None) -> dict[str, str] | None:
+    if ref is None:
+        return None
+    return {"event": ref.event} if ref.event is not None else {"notice": ref.notice or ""}
+
+
+def _place_json(place: Place) -> dict[str, Any] | None:
+    if place.thread is None and place.reply is None:
+        return None
+    out = {"thread": _ref_json(place.thread), "reply": _ref_json(place.reply)}
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def group_from_dict(d: dict[str, Any]) -> Group:
+    """A group part as `dataclasses.asdict` wrote it (lists for tuples)."""
+    known = {f.name for f in dataclasses.fields(Group)}
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k in known}
+    values["key"] = tuple(tuple(pair) for pair in values.get("key", ()))
+    return Group(**values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +176,14 @@ class Notice:
     # The whole text's m.file event, a reply to the card: a post whose card was sent with
     # an attachment stays pending (event_id set) until this is sent too.
     file_event_id: str | None = None
+    # Where a post goes ({"thread": ref, "reply": ref, "why": ...}, a ref being {"event": id}
+    # or {"notice": key}), what a group edit replaces ({"target": key}), what a reaction
+    # waits for ({"after": key}) or takes back ({"reaction": key}). None: as before.
+    place: dict[str, Any] | None = None
+
+    @property
+    def lane(self) -> Lane:
+        return LANE_OF[self.action]
 
     @property
     def owes_file(self) -> bool:
@@ -148,7 +201,7 @@ CREATE TABLE IF NOT EXISTS notices (
     key TEXT NOT NULL UNIQUE,
     room TEXT NOT NULL,
     turn TEXT NOT NULL,
-    action TEXT NOT NULL CHECK (action IN ('post', 'retract', 'answer')),
+    action TEXT NOT NULL CHECK (action IN (ACTIONS)),
     error TEXT NOT NULL,
     txn_id TEXT NOT NULL,
     state TEXT NOT NULL DEFAULT 'pending',
@@ -159,12 +212,15 @@ CREATE TABLE IF NOT EXISTS notices (
     last_error TEXT,
     enqueued_at REAL NOT NULL,
     sent_at REAL,
-    file_event_id TEXT
-)"""
+    file_event_id TEXT,
+    place TEXT,
+    lane TEXT NOT NULL DEFAULT 'cards'
+)""".replace("ACTIONS", ", ".join(f"'{a}'" for a in Action))
 _SCHEMA = (
     _NOTICES
     + """;
 CREATE INDEX IF NOT EXISTS notices_pending ON notices (state, room, seq);
+CREATE INDEX IF NOT EXISTS notices_lane ON notices (state, room, lane, seq);
 -- Commands read from rooms, by event id: one event is acted on at most once, across
 -- restarts (docs/room-commands.md). answered: its last answer is in notices.
 CREATE TABLE IF NOT EXISTS commands (
@@ -191,12 +247,12 @@ _COPIED = (
     "attachment, last_error, enqueued_at"
 )
 # ...and those a row is read with.
-_COLUMNS = _COPIED + ", file_event_id"
+_COLUMNS = _COPIED + ", file_event_id, place"
 
 
 def _row(r: tuple[Any, ...]) -> Notice:
     action = Action(r[4])
-    answer = action is Action.ANSWER
+    answer = action in _BUILT
     return Notice(
         seq=r[0],
         key=r[1],
@@ -214,6 +270,7 @@ def _row(r: tuple[Any, ...]) -> Notice:
         last_error=r[12],
         enqueued_at=r[13],
         file_event_id=r[14],
+        place=json.loads(r[15]) if r[15] else None,
     )
 
 
@@ -243,22 +300,20 @@ class Outbox:
             row = self._db.execute(
                 "SELECT sql FROM sqlite_master WHERE type='table' AND name='notices'"
             ).fetchone()
-            if row is not None and "'answer'" not in row[0]:
-                self._db.execute("ALTER TABLE notices RENAME TO notices_before_answers")
-                self._db.execute("DROP INDEX IF EXISTS notices_pending")
-                self._db.execute(_NOTICES)
-                self._db.execute(
-                    f"INSERT INTO notices ({_COPIED}, sent_at) "
-                    f"SELECT {_COPIED}, sent_at FROM notices_before_answers"
-                )
-                self._db.execute("DROP TABLE notices_before_answers")
-                log.info("outbox migrated: answers to room commands can be stored")
-            if row is not None:
+            if row is not None and any(f"'{a}'" not in row[0] for a in Action):
                 columns = {c[1] for c in self._db.execute("PRAGMA table_info(notices)")}
-                if "file_event_id" not in columns:
-                    # Rows already sent stay sent: no file is posted after the fact.
-                    self._db.execute("ALTER TABLE notices ADD COLUMN file_event_id TEXT")
-                    log.info("outbox migrated: a long message's file event can be stored")
+                copied = _COPIED + (", file_event_id" if "file_event_id" in columns else "")
+                self._db.execute("ALTER TABLE notices RENAME TO notices_before")
+                self._db.execute("DROP INDEX IF EXISTS notices_pending")
+                self._db.execute("DROP INDEX IF EXISTS notices_lane")
+                self._db.execute(_NOTICES)
+                # Rows already sent stay sent: no file is posted after the fact.
+                self._db.execute(
+                    f"INSERT INTO notices ({copied}, sent_at) "
+                    f"SELECT {copied}, sent_at FROM notices_before"
+                )
+                self._db.execute("DROP TABLE notices_before")
+                log.info("outbox migrated: the room stage's actions can be stored")
             self._db.execute("COMMIT")
         except BaseException:
             self._db.execute("ROLLBACK")
@@ -270,8 +325,52 @@ class Outbox:
 
     # -- writing -------------------------------------------------------------------
 
-    def enqueue(self, decision: DecisionLike) -> bool:
-        """Store a Post/Retract decision; False if its key is already stored."""
+    def enqueue(self, decision: DecisionLike | RoomAction) -> bool:
+        """Store a room action (or a bare Post/Retract decision: a card in the timeline);
+        False if its key is already stored."""
+        match decision:
+            case Card(room, key, turn, error, place):
+                where = _place_json(place)
+                return self.add(
+                    key=key, room=room, turn=turn, action=Action.POST, error=error, place=where
+                )
+            case GroupEdit(room, key, turn, target, error):
+                return self.add(
+                    key=key,
+                    room=room,
+                    turn=turn,
+                    action=Action.GROUP_EDIT,
+                    error=error,
+                    place={"target": target},
+                )
+            case React(room, key, turn, target, emoji, after):
+                relation = {"rel_type": "m.annotation", "event_id": target, "key": emoji}
+                content = {"m.relates_to": relation}
+                return self.add(
+                    key=key,
+                    room=room,
+                    turn=turn,
+                    action=Action.REACT,
+                    content=content,
+                    place={"after": after} if after else None,
+                )
+            case Unreact(room, key, turn, reaction):
+                return self.add(
+                    key=key,
+                    room=room,
+                    turn=turn,
+                    action=Action.UNREACT,
+                    content={},
+                    place={"reaction": reaction},
+                )
+            case Summary():
+                return self.add(
+                    key=decision.key,
+                    room=decision.room,
+                    turn=decision.turn,
+                    action=Action.SUMMARY,
+                    content=summary_content(decision),
+                )
         return self.add(
             key=decision.key,
             room=decision.room,
@@ -280,19 +379,33 @@ class Outbox:
             error=decision.error,
         )
 
-    def add(self, *, key: str, room: str, turn: str, action: Action, error: TurnError) -> bool:
+    def add(
+        self,
+        *,
+        key: str,
+        room: str,
+        turn: str,
+        action: Action,
+        error: TurnError | None = None,
+        content: dict[str, Any] | None = None,
+        place: dict[str, Any] | None = None,
+    ) -> bool:
+        """Store one notice: a card (`error`) or a content built before (`content`)."""
+        body = error_to_json(error) if error is not None else json.dumps(content or {})
         with self._lock:
             cur = self._db.execute(
                 "INSERT OR IGNORE INTO notices (key, room, turn, action, error, txn_id, "
-                "enqueued_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "enqueued_at, place, lane) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     key,
                     room,
                     turn,
                     str(action),
-                    error_to_json(error),
+                    body,
                     txn_id_for(room, key),
                     time.time(),
+                    json.dumps(place, ensure_ascii=False) if place else None,
+                    str(LANE_OF[action]),
                 ),
             )
             added = cur.rowcount == 1
@@ -405,6 +518,17 @@ class Outbox:
             (until, reason, seq),
         )
 
+    def hold(self, seq: int, until: float, reason: str) -> None:
+        """Hold the notice until `until` without counting a try (it waits for another)."""
+        self._exec("UPDATE notices SET next_try=?, last_error=? WHERE seq=?", (until, reason, seq))
+
+    def mark_skipped(self, seq: int, reason: str) -> None:
+        """Nothing to send after all (a reaction to take back was never sent): settled."""
+        self._exec(
+            "UPDATE notices SET state='sent', sent_at=?, last_error=? WHERE seq=?",
+            (time.time(), reason, seq),
+        )
+
     def set_attachment(self, seq: int, attachment: dict[str, Any]) -> None:
         self._exec("UPDATE notices SET attachment=? WHERE seq=?", (json.dumps(attachment), seq))
 
@@ -448,24 +572,28 @@ class Outbox:
 
     # -- reading -------------------------------------------------------------------
 
-    def head(self, room: str) -> Notice | None:
-        """The oldest pending notice of `room`: the only one that may be sent next."""
+    def head(self, room: str, lane: Lane = Lane.CARDS) -> Notice | None:
+        """The oldest pending notice of `room` in `lane`: the only one that may go next."""
         with self._lock:
             r = self._db.execute(
-                f"SELECT {_COLUMNS} FROM notices WHERE state='pending' AND room=? "
+                f"SELECT {_COLUMNS} FROM notices WHERE state='pending' AND room=? AND lane=? "
                 "ORDER BY seq LIMIT 1",
-                (room,),
+                (room, str(lane)),
             ).fetchone()
         return _row(r) if r else None
 
     def rooms_with_work(self) -> list[str]:
         """Rooms with pending notices that are not parked."""
+        return sorted({room for room, _lane in self.lanes_with_work()})
+
+    def lanes_with_work(self) -> list[tuple[str, Lane]]:
+        """(room, lane) with pending notices, rooms parked left out."""
         with self._lock:
             rows = self._db.execute(
-                "SELECT DISTINCT room FROM notices WHERE state='pending' "
+                "SELECT DISTINCT room, lane FROM notices WHERE state='pending' "
                 "AND room NOT IN (SELECT room FROM parked)"
             ).fetchall()
-        return [r[0] for r in rows]
+        return [(r[0], Lane(r[1])) for r in rows]
 
     def parked(self) -> dict[str, str]:
         with self._lock:
@@ -566,7 +694,22 @@ class Rejected:
     reason: str
 
 
-Outcome = Sent | RateLimited | Transient | Gone | Rejected
+@dataclass(frozen=True, slots=True)
+class Waiting:
+    """Not yet: the notice waits for another (a reaction for its card); no try counted."""
+
+    reason: str
+    seconds: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """Nothing to send (what it would take back was never sent): settled as it is."""
+
+    reason: str
+
+
+Outcome = Sent | RateLimited | Transient | Gone | Rejected | Waiting | Skipped
 Deliver = Callable[[Notice], Awaitable[Outcome]]
 
 
@@ -620,7 +763,7 @@ class Courier:
         self._last_prune = 0.0
         self.rng = rng or random.Random()
         self.stats = CourierStats()
-        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._tasks: dict[tuple[str, Lane], asyncio.Task[None]] = {}
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -654,11 +797,11 @@ class Courier:
                     pruned = self.outbox.prune(self._last_prune - self.keep_settled)
                     if pruned:
                         log.info("outbox pruned", extra={"rows": pruned})
-                for room in self.outbox.rooms_with_work():
-                    task = self._tasks.get(room)
+                for room, lane in self.outbox.lanes_with_work():
+                    task = self._tasks.get((room, lane))
                     if task is None or task.done():
-                        self._tasks[room] = asyncio.create_task(
-                            self._drain(room), name=f"outbox:{room}"
+                        self._tasks[(room, lane)] = asyncio.create_task(
+                            self._drain(room, lane), name=f"outbox:{room}:{lane}"
                         )
                 # Poll too: another process (a tool, a second writer) may add rows.
                 with contextlib.suppress(TimeoutError):
@@ -685,11 +828,11 @@ class Courier:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), seconds)
 
-    async def _drain(self, room: str) -> None:
+    async def _drain(self, room: str, lane: Lane = Lane.CARDS) -> None:
         while not self._stopping.is_set():
             if self.outbox.is_parked(room):
                 return
-            notice = self.outbox.head(room)
+            notice = self.outbox.head(room, lane)
             if notice is None:
                 return
             wait = notice.next_try - time.time()
@@ -734,6 +877,11 @@ class Courier:
                     "notice sent",
                     extra={**fields, "event_id": event_id, "tries": notice.tries + 1},
                 )
+            case Waiting(reason, seconds):
+                self.outbox.hold(notice.seq, time.time() + seconds, reason)
+            case Skipped(reason):
+                self.outbox.mark_skipped(notice.seq, reason)
+                log.info("notice skipped", extra={**fields, "reason": reason})
             case RateLimited(retry_after):
                 self.stats.rate_limit_waits += 1
                 self.stats.rate_limit_seconds += retry_after

@@ -68,7 +68,9 @@ from roombot.nodes import (
 )
 from roombot.private_files import create_dirs, private_sqlite
 from roombot.redact import Redactor
-from roombot.turns import CLOSED, TurnMachine, TurnView
+from roombot.room import Opened, RoomAction, RoomStage
+from roombot.silences import Silence
+from roombot.turns import CLOSED, TurnMachine, TurnState, TurnView
 
 log = logging.getLogger("roombot.pipeline")
 
@@ -142,6 +144,24 @@ def _turn_of(event: Event) -> str | None:
     return None if isinstance(event, HarnessExited | NodeOffline) else event.turn
 
 
+def _opened(event: TurnStarted) -> Opened:
+    return Opened(
+        turn=event.turn,
+        room=event.room,
+        harness=event.harness,
+        provider=event.provider,
+        model=event.model,
+        node=event.node,
+        trigger=getattr(event, "trigger", None),
+        thread=getattr(event, "thread", None),
+    )
+
+
+def _earliest(*due: float | None) -> float | None:
+    known = [d for d in due if d is not None]
+    return min(known) if known else None
+
+
 def _is_decided(view: TurnView | None) -> bool:
     """Whether the machine says the turn is over (None: it no longer remembers the turn)."""
     return view is None or view.state in CLOSED
@@ -166,8 +186,14 @@ class Pipeline:
         redactor: Redactor | None = None,
         offline_after: float = DEFAULT_OFFLINE_AFTER,
         heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL,
+        room: RoomStage | None = None,
+        silences: Callable[[], Sequence[Silence]] = tuple,
     ) -> None:
         self.path = Path(journal_path)
+        # The room stage after the rules (roombot.room): rebuilt by the same replay, so
+        # it answers the replayed decisions with the same actions (same keys).
+        self.room = room if room is not None else RoomStage()
+        self.silences = silences
         self.redactor = Redactor() if redactor is None else redactor
         self.machine = machine
         self.outbox = outbox
@@ -484,12 +510,18 @@ class Pipeline:
             self._room.setdefault(event.turn, (event.room, event.event_id))
 
     def _after(self, decisions: Sequence[Any], now: float, event: Event | None) -> None:
-        """Hand decisions to the outbox; note which turns are now decided."""
+        """Hand decisions to the room stage and its actions to the outbox; note which
+        turns are now decided."""
+        silences = self.silences()
+        actions: list[RoomAction] = []
+        if isinstance(event, TurnStarted):
+            actions += self.room.opened(_opened(event), now)
         for d in decisions:
             self.counts["decisions"] += 1
             self._last[d.turn] = (type(d).__name__.lower(), d.error)
-            if self.outbox.enqueue(d):
-                self.counts["enqueued"] += 1
+            actions += self.room.decided(d, now, silences)
+        if event is None:
+            actions += self.room.tick(now, silences)
         if event is None or isinstance(event, HarnessExited | NodeOffline):
             affected = list(self._open)
         else:
@@ -499,16 +531,24 @@ class Pipeline:
         for d in decisions:
             affected.append(d.turn)
         for turn in affected:
-            if turn in self._open and _is_decided(self.machine.state(turn)):
+            if turn in self._open and _is_decided(view := self.machine.state(turn)):
                 self._open.discard(turn)
                 self._decided_at[turn] = now
+                if view is not None and view.state in (TurnState.ANSWERED, TurnState.QUIET):
+                    answered = view.state is TurnState.ANSWERED
+                    actions += self.room.closed(turn, answered, now)
+        for a in actions:
+            if self.outbox.enqueue(a):
+                self.counts["enqueued"] += 1
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         # Catch up with deadlines that passed while the bot was down.
         self._tick(self.clock())
         while not self._stopping:
-            deadline = self.machine.next_deadline()
+            deadline = _earliest(
+                self.machine.next_deadline(), self.room.next_deadline(self.silences())
+            )
             if deadline is not None:
                 deadline = max(deadline, self._hold_ticks_until)
             # The nodes' own deadline: it ticks the tracker, never the rules (no tick row).
