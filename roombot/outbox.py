@@ -147,7 +147,9 @@ def _place_json(place: Place) -> dict[str, Any] | None:
 def group_from_dict(d: dict[str, Any]) -> Group:
     """A group part as `dataclasses.asdict` wrote it (lists for tuples)."""
     known = {f.name for f in dataclasses.fields(Group)}
-    values = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k in known}
+    values: dict[str, Any] = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k in known
+    }
     values["key"] = tuple(tuple(pair) for pair in values.get("key", ()))
     return Group(**values)
 
