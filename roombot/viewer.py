@@ -20,6 +20,8 @@ from nio import (
     JoinResponse,
     LoginResponse,
     MegolmEvent,
+    ReactionEvent,
+    RedactionEvent,
     RoomCreateResponse,
     RoomMessage,
     RoomMessagesResponse,
@@ -51,6 +53,16 @@ class Seen:
         return None
 
 
+@dataclass(frozen=True, slots=True)
+class Reaction:
+    """An m.reaction as the member received it."""
+
+    event_id: str
+    sender: str
+    target: str
+    key: str
+
+
 @dataclass
 class Viewer:
     homeserver: str
@@ -58,6 +70,8 @@ class Viewer:
     password: str
     store_dir: Path
     seen: dict[str, list[Seen]] = field(default_factory=dict)
+    reactions: dict[str, list[Reaction]] = field(default_factory=dict)
+    redacted: set[str] = field(default_factory=set)
     undecryptable: list[MegolmEvent] = field(default_factory=list)
     client: AsyncClient = field(init=False)
 
@@ -203,6 +217,15 @@ class Viewer:
         if isinstance(event, MegolmEvent):  # nio could not decrypt it
             self.undecryptable.append(event)
             return
+        if isinstance(event, ReactionEvent) and event.event_id not in self._ids:
+            self._ids.add(event.event_id)
+            self.reactions.setdefault(room_id, []).append(
+                Reaction(event.event_id, event.sender, event.reacts_to, event.key)
+            )
+            return
+        if isinstance(event, RedactionEvent):
+            self.redacted.add(event.redacts)
+            return
         if not isinstance(event, RoomMessage) or event.event_id in self._ids:
             return
         self._ids.add(event.event_id)
@@ -217,6 +240,16 @@ class Viewer:
                 received=now,
             )
         )
+
+    def reactions_on(self, room_id: str, target: str, sender: str | None = None) -> list[str]:
+        """The reactions on `target` that are still there (not redacted), in order."""
+        return [
+            r.key
+            for r in self.reactions.get(room_id, [])
+            if r.target == target
+            and r.event_id not in self.redacted
+            and (sender is None or r.sender == sender)
+        ]
 
     def messages(self, room_id: str, sender: str | None = None) -> list[Seen]:
         return [s for s in self.seen.get(room_id, []) if sender is None or s.sender == sender]

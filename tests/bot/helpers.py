@@ -93,11 +93,13 @@ async def bot_and_member(hs: DevServer, store: Path) -> tuple[User, User, Viewer
     return bot, member_user, member
 
 
-async def make_team(hs: DevServer, tmp: Path, *, encrypted: bool, extra: str = "") -> Team:
+async def make_team(
+    hs: DevServer, tmp: Path, *, encrypted: bool, extra: str = "", room_extra: str = ""
+) -> Team:
     """A bot user and a member; the member creates the room and invites the bot."""
     bot, member_user, member = await bot_and_member(hs, tmp / "member-store")
     room_id = await member.create_room(encrypted=encrypted, invite=(bot.user_id,))
-    path = write_config(tmp / "bot", hs, bot, [room_id], extra=extra)
+    path = write_config(tmp / "bot", hs, bot, [room_id], extra=extra, room_extra=room_extra)
     return Team(hs, bot, member_user, member, room_id, path)
 
 

@@ -55,7 +55,9 @@ async def test_a_killed_node_agent_gives_two_cards_and_a_turn_that_ends_well_rec
     synapse: DevServer, tmp_path: Path
 ) -> None:
     api_port, metrics_port = free_port(), free_port()
-    team = await make_team(synapse, tmp_path, encrypted=True)
+    # Each card on its own (group_by = []): this test follows each turn's card through
+    # the node's outage; tests/bot/test_room_view.py shows the same cards grouped.
+    team = await make_team(synapse, tmp_path, encrypted=True, room_extra="group_by = []\n")
     # The node's source may post only to the team's room: heartbeats need no more.
     extra = (
         f"[api]\nport = {api_port}\n"

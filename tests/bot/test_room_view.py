@@ -1,0 +1,171 @@
+"""The room stage against a real Synapse, read by a second real client: cards beside
+their trigger, reactions, and a storm folded into group cards."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from cards.codec import CARD_KEY, read_payload
+from cards.shape import TurnError
+from roombot.bot import Bot
+from roombot.devserver import DevServer
+from roombot.events import Event, StopReason, TurnEnded, TurnOutput, TurnStarted
+from roombot.relations import TRIGGER_MISSING
+from roombot.viewer import Seen
+from tests.bot.helpers import Team, make_team, running
+
+FAST = "[turns]\nsettle = 0.2\ngrace = 0.2\n"
+
+
+def card(s: Seen) -> TurnError:
+    got = read_payload(s.content.get(CARD_KEY))
+    assert isinstance(got, TurnError), got
+    return got
+
+
+def failed(room: str, turn: str, status: int = 429, trigger: str | None = None) -> list[Event]:
+    body = {"error": {"message": f"quota exceeded for turn {turn}", "type": "insufficient_quota"}}
+    if status != 429:
+        body = {"error": {"message": f"upstream unavailable ({turn})", "type": "server_error"}}
+    return [
+        TurnStarted(turn, room, "codex", "openai", "gpt-5", trigger=trigger),
+        TurnEnded(turn, error={"status": status, "body": json.dumps(body), "provider": "openai"}),
+    ]
+
+
+def answered(room: str, turn: str, trigger: str | None = None) -> list[Event]:
+
+    return [
+        TurnStarted(turn, room, "codex", "openai", "gpt-5", trigger=trigger),
+        TurnOutput(turn, text="All done: the tests pass."),
+        TurnEnded(turn, stop_reason=StopReason.END_TURN),
+    ]
+
+
+async def settled(bot: Bot, timeout: float = 90) -> None:
+    """Until the outbox owes nothing and the stage has nothing due."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if bot.outbox.counts()["pending"] == 0 and bot.pipeline.room.next_deadline() is None:
+            return
+        await asyncio.sleep(0.1)
+    raise TimeoutError(f"still owed: {bot.outbox.counts()}")
+
+
+def relation(s: Seen) -> dict[str, Any]:
+    rel = s.content.get("m.relates_to")
+    return rel if isinstance(rel, dict) else {}
+
+
+@pytest.mark.parametrize("encrypted", [False, True], ids=["plain", "encrypted"])
+async def test_a_card_goes_into_its_triggers_thread(
+    synapse: DevServer, tmp_path: Path, encrypted: bool
+) -> None:
+    team = await make_team(synapse, tmp_path, encrypted=encrypted, extra=FAST)
+    try:
+        async with running(team.config()) as bot:
+            ask = await team.member.send_text(team.room_id, "@agent fix the flaky test")
+            await bot.pipeline.accept(failed(team.room_id, "th-1", trigger=ask))
+            await bot.pipeline.accept(failed(team.room_id, "th-2", 503, trigger="$not-here"))
+            await settled(bot)
+        seen = await team.member.wait_for(team.room_id, 2, sender=team.bot.user_id)
+        by_turn = {card(s).turn: s for s in seen}
+        rel = relation(by_turn["th-1"])
+        assert rel["rel_type"] == "m.thread" and rel["event_id"] == ask
+        assert rel["is_falling_back"] is True and rel["m.in_reply_to"] == {"event_id": ask}
+        assert by_turn["th-1"].encrypted == encrypted
+        # A trigger that is not in the room: the card is in the timeline, and says why.
+        lost = by_turn["th-2"]
+        assert relation(lost) == {}
+        assert TRIGGER_MISSING in (card(lost).note or "")
+    finally:
+        await team.member.close()
+
+
+async def test_reactions_eyes_then_cross_or_check(synapse: DevServer, tmp_path: Path) -> None:
+    team = await make_team(
+        synapse, tmp_path, encrypted=True, extra=FAST, room_extra="reactions = true\n"
+    )
+    bot_id = team.bot.user_id
+    try:
+        async with running(team.config()) as bot:
+            bad = await team.member.send_text(team.room_id, "@agent deploy")
+            good = await team.member.send_text(team.room_id, "@agent summarise")
+            await bot.pipeline.accept(failed(team.room_id, "r-bad", trigger=bad)[:1])
+            await bot.pipeline.accept(answered(team.room_id, "r-good", trigger=good)[:1])
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:  # 👀 on both while they run
+                await team.member.sync(500)
+                if all(
+                    team.member.reactions_on(team.room_id, t, bot_id) == ["👀"] for t in (bad, good)
+                ):
+                    break
+            else:
+                raise AssertionError(team.member.reactions.get(team.room_id))
+            await bot.pipeline.accept(failed(team.room_id, "r-bad", trigger=bad)[1:])
+            await bot.pipeline.accept(answered(team.room_id, "r-good", trigger=good)[1:])
+            await settled(bot)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            await team.member.sync(500)
+            now = [team.member.reactions_on(team.room_id, t, bot_id) for t in (bad, good)]
+            if now == [["❌"], ["✅"]]:
+                break
+        assert now == [["❌"], ["✅"]], team.member.reactions.get(team.room_id)
+        assert len(team.member.redacted) >= 2  # each 👀 was taken back by a redaction
+        cards = [s for s in team.member.messages(team.room_id, bot_id) if CARD_KEY in s.content]
+        assert [card(s).turn for s in cards] == ["r-bad"]
+    finally:
+        await team.member.close()
+
+
+STORM = 200
+
+
+def storm_events(room: str) -> list[list[Event]]:
+    # Two kinds, interleaved: quota (429) and provider_unavailable (503).
+    return [failed(room, f"s{i:03}", 429 if i % 2 else 503) for i in range(STORM)]
+
+
+def check_storm(team: Team) -> None:
+    seen = team.member.messages(team.room_id, team.bot.user_id)
+    timeline = [s for s in seen if not relation(s)]
+    assert len(timeline) == 2, [card(s).kind for s in timeline]
+    current = {s.event_id: s for s in team.member.current(team.room_id, team.bot.user_id)}
+    counts = []
+    for root in timeline:
+        shown = card(current[root.event_id])
+        assert shown.group is not None
+        counts.append(shown.group.count)
+        threaded = [s for s in seen if relation(s).get("event_id") == root.event_id
+                    and relation(s).get("rel_type") == "m.thread"]  # fmt: skip
+        assert len(threaded) == shown.group.threaded == 50
+    assert sorted(counts) == [STORM // 2, STORM // 2]
+    own = [card(s).turn for s in seen if relation(s).get("rel_type") == "m.thread"]
+    assert len(own) == len(set(own)) == 100  # no card twice
+    edits = [s for s in seen if relation(s).get("rel_type") == "m.replace"]
+    assert edits and len(edits) <= 20
+
+
+async def test_a_storm_of_two_kinds_folds_into_two_group_cards(
+    synapse: DevServer, tmp_path: Path
+) -> None:
+    team = await make_team(
+        synapse, tmp_path, encrypted=False, extra=FAST, room_extra="group_interval = 2\n"
+    )
+    try:
+        async with running(team.config()) as bot:
+            for events in storm_events(team.room_id):
+                await bot.pipeline.accept(events)
+            await settled(bot, 180)
+            sent = bot.outbox.counts()["sent"]
+        await team.member.wait_for(team.room_id, sent, sender=team.bot.user_id, timeout=120)
+        check_storm(team)
+    finally:
+        await team.member.close()
