@@ -368,7 +368,7 @@ def test_every_form_draws_the_latest_failure_inside_the_group_card() -> None:
 
 @FAST
 @given(turn_errors)
-def test_a_card_without_a_group_draws_as_before(err: TurnError) -> None:
+def test_a_group_card_ends_with_its_latest_failure_drawn_as_before(err: TurnError) -> None:
     grouped = dataclasses.replace(err, group=STORM)
     plain = render_plain(grouped)
     assert plain.endswith("latest:\n" + render_plain(dataclasses.replace(err, group=None)))
