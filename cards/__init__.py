@@ -9,12 +9,13 @@ from cards.event import RenderedEvent, render_event
 from cards.kinds import Kind
 from cards.notice import Notice, build_edit, build_notice
 from cards.render import render_html_fragment, render_html_page, render_matrix_html, render_plain
-from cards.shape import Attempt, TurnError
+from cards.shape import Attempt, Group, TurnError
 
 __all__ = [
     "CARD_KEY",
     "Attempt",
     "CardError",
+    "Group",
     "Kind",
     "Notice",
     "RenderedEvent",

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from cards.kinds import Kind
-from cards.shape import Attempt, TurnError
+from cards.shape import Attempt, Group, TurnError
 from cards.text import valid_text
 
 # The one place the content key, the type tag and the version are spelled.
@@ -24,6 +24,17 @@ CARD_VERSION: Final = 1
 MAX_INT: Final = 2**53 - 1
 # A hostile card may list millions of attempts; no real turn tries this many.
 MAX_ATTEMPTS: Final = 1000
+
+# The group part has its own version: a reader drops a group part it cannot read
+# (another version, or broken) and still draws the card as the latest failure.
+GROUP_VERSION: Final = 1
+# Bounds of the group part, on writing and on reading: a group card stays one small
+# event whatever the storm. The key's fields are group_by's, a handful.
+MAX_GROUP_KEY: Final = 8
+MAX_GROUP_MODELS: Final = 20
+MAX_GROUP_HARNESSES: Final = 20
+MAX_GROUP_TURNS: Final = 50
+MAX_GROUP_TEXT: Final = 256  # characters in each string of the group part
 
 _OPTIONAL_STR = ("provider", "model", "turn", "session", "node", "note", "message_file")
 _OPTIONAL_INT = ("retry_after", "started_at", "failed_at")
@@ -62,6 +73,28 @@ def to_payload(err: TurnError) -> dict[str, Any]:
         if getattr(err, name):
             out[name] = True
     out["attempts"] = [_attempt_payload(a) for a in err.attempts]
+    if err.group is not None:
+        out["group"] = group_payload(err.group)
+    return out
+
+
+def group_payload(g: Group) -> dict[str, Any]:
+    """The `group` part as written (of a group `sendable` has passed)."""
+    out: dict[str, Any] = {
+        "v": GROUP_VERSION,
+        "count": g.count,
+        "first_at": g.first_at,
+        "last_at": g.last_at,
+        "key": [[name, value] for name, value in g.key],
+        "models": list(g.models),
+        "harnesses": list(g.harnesses),
+        "turns": list(g.turns),
+        "threaded": g.threaded,
+    }
+    if g.recovered_at is not None:
+        out["recovered_at"] = g.recovered_at
+    if g.retracted:
+        out["retracted"] = g.retracted
     return out
 
 
@@ -88,10 +121,12 @@ def sendable(err: TurnError) -> TurnError:
     attempts = tuple(_sendable_attempt(a) for a in err.attempts)
     texts = {name: _text(getattr(err, name)) for name in _SENT_STR}
     numbers = {name: _whole(getattr(err, name)) for name in _OPTIONAL_INT}
+    group = None if err.group is None else sendable_group(err.group)
     if (
         all(texts[n] is getattr(err, n) for n in texts)
         and all(numbers[n] == getattr(err, n) for n in numbers)
         and all(x is y for x, y in zip(attempts, err.attempts, strict=True))
+        and group is err.group
     ):
         return err
     return replace(
@@ -109,6 +144,49 @@ def sendable(err: TurnError) -> TurnError:
         started_at=numbers["started_at"],
         failed_at=numbers["failed_at"],
         attempts=attempts,
+        group=group,
+    )
+
+
+def _bounded(text: str) -> str:
+    text = valid_text(text)
+    return text if len(text) <= MAX_GROUP_TEXT else text[: MAX_GROUP_TEXT - 1] + "…"
+
+
+def _distinct(values: tuple[str, ...], limit: int) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(_bounded(v) for v in values))[:limit]
+
+
+def sendable_group(g: Group) -> Group | None:
+    """`g` within the group part's bounds: strings valid and cut to MAX_GROUP_TEXT
+    (a cut ends in "…"), lists deduplicated and cut to their maxima (the first kept),
+    recovered_at outside 0..2^53-1 unknown. None, and the card is drawn as the latest
+    failure alone, when a count below 1 or a time or tally outside 0..2^53-1 leaves
+    nothing true to draw. The same object when nothing needs changing."""
+    if not 1 <= g.count <= MAX_INT or any(
+        _whole(n) is None for n in (g.first_at, g.last_at, g.threaded, g.retracted)
+    ):
+        return None
+    key = tuple((_bounded(name), _bounded(value)) for name, value in g.key[:MAX_GROUP_KEY])
+    models = _distinct(g.models, MAX_GROUP_MODELS)
+    harnesses = _distinct(g.harnesses, MAX_GROUP_HARNESSES)
+    turns = _distinct(g.turns, MAX_GROUP_TURNS)
+    recovered_at = _whole(g.recovered_at)
+    if (key, models, harnesses, turns, recovered_at) == (
+        g.key,
+        g.models,
+        g.harnesses,
+        g.turns,
+        g.recovered_at,
+    ):
+        return g
+    return replace(
+        g,
+        key=key,
+        models=models,
+        harnesses=harnesses,
+        turns=turns,
+        recovered_at=recovered_at,
     )
 
 
@@ -202,7 +280,75 @@ def _read(obj: object) -> TurnError:
         fields[name] = _optional_int(obj, name)
     for name in _OPTIONAL_BOOL:
         fields[name] = _optional_bool(obj, name)
+    fields["group"] = read_group(obj.get("group"))
     return TurnError(**fields)
+
+
+def read_group(obj: object) -> Group | None:
+    """The group part, or None when it is absent, of another version, or broken in any
+    way: the card then reads as its latest failure, as an old reader draws it. Never raises."""
+    if not isinstance(obj, dict):
+        return None
+    version = obj.get("v")
+    if not _is_int(version) or version != GROUP_VERSION:
+        return None
+    try:
+        count = _group_int(obj, "count")
+        if count < 1:
+            return None
+        recovered_at = None if obj.get("recovered_at") is None else _group_int(obj, "recovered_at")
+        return Group(
+            count=count,
+            first_at=_group_int(obj, "first_at"),
+            last_at=_group_int(obj, "last_at"),
+            key=_group_key(obj.get("key", [])),
+            models=_group_strings(obj.get("models", []), MAX_GROUP_MODELS),
+            harnesses=_group_strings(obj.get("harnesses", []), MAX_GROUP_HARNESSES),
+            turns=_group_strings(obj.get("turns", []), MAX_GROUP_TURNS),
+            threaded=_group_int(obj, "threaded", 0),
+            recovered_at=recovered_at,
+            retracted=_group_int(obj, "retracted", 0),
+        )
+    except _Broken:
+        return None
+
+
+class _Broken(Exception):
+    """A group part that is not readable: dropped, never an error of the card."""
+
+
+def _group_int(obj: dict[str, Any], key: str, default: int | None = None) -> int:
+    value = obj.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value <= MAX_INT:
+        raise _Broken
+    return value
+
+
+def _group_text(value: object) -> str:
+    if not isinstance(value, str) or len(value) > MAX_GROUP_TEXT:
+        raise _Broken
+    return valid_text(value)
+
+
+def _group_strings(value: object, limit: int) -> tuple[str, ...]:
+    """A list of at most `limit` distinct bounded strings."""
+    if not isinstance(value, list) or len(value) > limit:
+        raise _Broken
+    out = tuple(_group_text(v) for v in value)
+    if len(set(out)) != len(out):
+        raise _Broken
+    return out
+
+
+def _group_key(value: object) -> tuple[tuple[str, str], ...]:
+    if not isinstance(value, list) or len(value) > MAX_GROUP_KEY:
+        raise _Broken
+    pairs = []
+    for pair in value:
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise _Broken
+        pairs.append((_group_text(pair[0]), _group_text(pair[1])))
+    return tuple(pairs)
 
 
 def _read_attempt(obj: object, path: str) -> Attempt:

@@ -23,7 +23,7 @@ from cards.attachment import file_content, file_name
 from cards.codec import CARD_KEY, sendable, to_payload
 from cards.html import escape
 from cards.render import render_matrix_html, render_plain
-from cards.shape import TurnError
+from cards.shape import Group, TurnError
 
 # Bytes of serialized content (json.dumps, ASCII-escaped: the larger of the
 # two encodings) that a notice may take.
@@ -109,6 +109,8 @@ def _full_text(err: TurnError, *, every_attempt: bool = False) -> str:
         sections.append(f"\n\n--- the turn ---\n{names}")
         if err.note:
             sections.append(f"\n{err.note}")
+        if err.group is not None:
+            sections.append(_group_text(err.group))
     for i, a in enumerate(err.attempts, 1):
         if every_attempt or a.message != err.message:
             where = " / ".join(p for p in (a.provider, a.model) if p) or "provider not known"
@@ -124,17 +126,59 @@ def _cut(text: str | None, chars: int = NAME_CHARS) -> str | None:
     return f"{text[:chars]}… [{len(text) - chars:,} more characters]"
 
 
+def _group_text(g: Group) -> str:
+    """The group's lists whole, for the attached text when the card lists only some."""
+    key = ", ".join(f"{name}: {value}" for name, value in g.key)
+    lists = "".join(
+        f"\n{name}: {', '.join(values)}"
+        for name, values in (("models", g.models), ("harnesses", g.harnesses), ("turns", g.turns))
+    )
+    return f"\n\n--- the group ({g.count:,} failed turns) ---\nkey: {key}{lists}"
+
+
+def _cut_names(names: tuple[str, ...], chars: int, listed: int) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(_cut(n, chars) or "" for n in names[:listed]))
+
+
+def _squeeze_group(g: Group, chars: int, listed: int) -> tuple[Group, list[str]]:
+    """The group with its strings cut to `chars` and each list to its first `listed`,
+    and what was left out, to be said aloud."""
+    short = dataclasses.replace(
+        g,
+        key=tuple((_cut(k, chars) or "", _cut(v, chars) or "") for k, v in g.key),
+        models=_cut_names(g.models, chars, listed),
+        harnesses=_cut_names(g.harnesses, chars, listed),
+        turns=_cut_names(g.turns, chars, listed),
+    )
+    said = [
+        f"{len(whole) - len(part):,} more {name}"
+        for name, whole, part in (
+            ("models", g.models, short.models),
+            ("harnesses", g.harnesses, short.harnesses),
+            ("turn ids", g.turns, short.turns),
+        )
+        if len(whole) > len(part)
+    ]
+    return short, said
+
+
 def _squeeze(err: TurnError, chars: int, listed: int) -> TurnError:
-    """Names cut to `chars` and the attempt list to its first `listed`, each cut said aloud."""
+    """Names cut to `chars` and the attempt list (and the group's lists) to its first
+    `listed`, each cut said aloud."""
     attempts = tuple(
         dataclasses.replace(a, provider=_cut(a.provider, chars), model=_cut(a.model, chars))
         for a in err.attempts[:listed]
     )
     hidden = len(err.attempts) - len(attempts)
     note = _cut(err.note, chars)
-    if hidden:
-        said = f"{hidden:,} more attempts are listed only in the whole text."
-        note = f"{note} {said}" if note else said
+    said = [f"{hidden:,} more attempts"] if hidden else []
+    group = err.group
+    if group is not None:
+        group, left_out = _squeeze_group(group, chars, listed)
+        said.extend(left_out)
+    if said:
+        told = f"{', '.join(said)} are listed only in the whole text."
+        note = f"{note} {told}" if note else told
     return dataclasses.replace(
         err,
         harness=_cut(err.harness, chars) or "",
@@ -149,6 +193,7 @@ def _squeeze(err: TurnError, chars: int, listed: int) -> TurnError:
         message_file=_cut(err.message_file, chars),
         note=note,
         attempts=attempts,
+        group=group,
     )
 
 

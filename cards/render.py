@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable
+from datetime import UTC, datetime, timedelta
 from typing import Final
 
 from cards.attachment import file_line as whole_text_line
 from cards.html import escape, prose, text_block
 from cards.kinds import Kind
-from cards.shape import Attempt, TurnError
+from cards.shape import Attempt, Group, TurnError
 from cards.text import cut_shown, shown, shown_name
 
 # A message longer than this (characters) or with more lines is folded in
@@ -43,6 +44,10 @@ KIND_COLOURS: Final[dict[Kind, tuple[str, str]]] = {
     Kind.UNKNOWN: ("#393939", "#e0e0e0"),
 }
 RECOVERED_COLOURS: Final = ("#198038", "#42be65")
+# A group key's values are drawn in this order of their fields; any other field after
+# these, in the key's own order.
+KEY_ORDER: Final = ("kind", "provider", "harness", "model", "node")
+_EPOCH: Final = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def _opt_name(text: str | None) -> str | None:
@@ -108,11 +113,86 @@ def _file_line(err: TurnError) -> str | None:
     return "The message is shortened here; the whole text travels separately."
 
 
+# -- the group part, shared by every form ----------------------------------------------
+
+
+def _utc(ms: int) -> datetime | None:
+    try:
+        return _EPOCH + timedelta(milliseconds=ms)
+    except OverflowError:  # beyond the year 9999: a clock gone wrong
+        return None
+
+
+def _clock(ms: int, beside: int) -> str:
+    """`ms` as UTC HH:MM, with the date when `beside` falls on another day."""
+    at, other = _utc(ms), _utc(beside)
+    if at is None:
+        return f"{ms:,} ms after the epoch"
+    if other is None or at.date() != other.date():
+        return f"{at:%Y-%m-%d %H:%M} UTC"
+    return f"{at:%H:%M} UTC"
+
+
+def _key_values(g: Group) -> list[str]:
+    ranked = sorted(
+        range(len(g.key)),
+        key=lambda i: (
+            KEY_ORDER.index(g.key[i][0]) if g.key[i][0] in KEY_ORDER else len(KEY_ORDER),
+            i,
+        ),
+    )
+    return [shown_name(g.key[i][1]) for i in ranked]
+
+
+def _plural(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
+
+
+def group_headline(g: Group) -> str:
+    """The group card's first line: the count (or the recovery) and the key."""
+    if g.recovered_at is None:
+        head = _plural(g.count, "turn", "turns") + " failed"
+    else:
+        when = _clock(g.recovered_at, g.first_at)
+        head = f"Recovered at {when} after {_plural(g.count, 'failure', 'failures')}"
+    values = _key_values(g)
+    return f"{head}: {', '.join(values)}" if values else head
+
+
+def _since(g: Group) -> str:
+    first = _clock(g.first_at, g.last_at)
+    last = _clock(g.last_at, g.first_at)
+    return f"Since {first}" if last == first else f"Since {first} (latest {last})"
+
+
+def _thread_line(g: Group) -> str | None:
+    if g.threaded <= 0:
+        return None
+    if g.threaded >= g.count:
+        return "Each failed turn's own card is in this card's thread."
+    return (
+        f"{g.threaded:,} of the {g.count:,} failed turns have their own card in this card's thread."
+    )
+
+
+def _retracted_line(g: Group) -> str | None:
+    if g.retracted <= 0:
+        return None
+    return f"{g.retracted:,} of them recovered later."
+
+
+def _latest(err: TurnError) -> TurnError:
+    """The group card's latest failure, drawn as any card is."""
+    return dataclasses.replace(err, group=None)
+
+
 # -- plain ---------------------------------------------------------------------------
 
 
 def render_plain(err: TurnError) -> str:
     """The `body` fallback: readable alone in any client."""
+    if err.group is not None:
+        return _group_plain(err.group, _latest(err))
     err = _display(err)
     if err.recovered:
         lines = [f"✅ Recovered: {err.harness} answered after all (was: {headline(err)})"]
@@ -129,6 +209,20 @@ def render_plain(err: TurnError) -> str:
         lines.extend(_attempt_line(i, a) for i, a in enumerate(err.attempts, 1))
     if err.note:
         lines.append(shown(err.note))
+    return "\n".join(lines)
+
+
+def _group_plain(g: Group, latest: TurnError) -> str:
+    mark = "⚠️" if g.recovered_at is None else "✅"
+    facts = [_since(g)]
+    if g.models:
+        facts.append("models: " + ", ".join(map(shown_name, g.models)))
+    if g.harnesses:
+        facts.append("harnesses: " + ", ".join(map(shown_name, g.harnesses)))
+    lines = [f"{mark} {group_headline(g)}", " · ".join(facts)]
+    lines.extend(x for x in (_thread_line(g), _retracted_line(g)) if x)
+    lines.append("latest:")
+    lines.append(render_plain(latest))
     return "\n".join(lines)
 
 
@@ -184,15 +278,39 @@ def _attempts_table(attempts: Iterable[Attempt]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
+def _badge(light: str, title: str) -> str:
+    # A badge: the client's theme is unknown (a dark accent vanishes on a dark
+    # timeline), so both colours are given and white on the accent reads on either.
+    return f'<span data-mx-bg-color="{light}" data-mx-color="#ffffff"> {escape(title)} </span>'
+
+
+def _names_html(names: Iterable[str], tag: str = "code") -> str:
+    return ", ".join(f"<{tag}>{escape(shown_name(n))}</{tag}>" for n in names)
+
+
+def _group_matrix_html(g: Group, latest: TurnError) -> str:
+    light, _ = RECOVERED_COLOURS if g.recovered_at is not None else KIND_COLOURS[latest.kind]
+    facts = [escape(_since(g))]
+    if g.models:
+        facts.append("models: " + _names_html(g.models))
+    if g.harnesses:
+        facts.append("harnesses: " + _names_html(g.harnesses))
+    parts = [f"<p><strong>{_badge(light, group_headline(g))}</strong></p>"]
+    parts.append("<p>" + " · ".join(facts) + "</p>")
+    parts.extend(f"<p><em>{escape(x)}</em></p>" for x in (_thread_line(g), _retracted_line(g)) if x)
+    parts.append("<p><strong>latest:</strong></p>")
+    parts.append(render_matrix_html(latest))
+    return "".join(parts)
+
+
 def render_matrix_html(err: TurnError) -> str:
     """The `formatted_body`: only tags and attributes that Matrix allows."""
+    if err.group is not None:
+        return _group_matrix_html(err.group, _latest(err))
     err = _display(err)
     light, _ = RECOVERED_COLOURS if err.recovered else KIND_COLOURS[err.kind]
     title = "Recovered" if err.recovered else err.kind.label
-    # A badge: the client's theme is unknown (a dark accent vanishes on a dark
-    # timeline), so both colours are given and white on the accent reads on either.
-    badge = f'<span data-mx-bg-color="{light}" data-mx-color="#ffffff"> {escape(title)} </span>'
-    head = [f"<strong>{badge}</strong>"]
+    head = [f"<strong>{_badge(light, title)}</strong>"]
     head.append(f"<code>{escape(err.harness)}</code>")
     where = _where(err.provider, err.model)
     if where:
@@ -250,8 +368,37 @@ CARD_CSS: Final = _css()
 
 def render_html_fragment(err: TurnError) -> str:
     """One card as an <article> for web clients (styled by CARD_CSS)."""
+    if err.group is not None:
+        return _group_fragment(err.group, _latest(err))
     err = _display(err)
     classes = f"roombot-card kind-{err.kind.value}" + (" recovered" if err.recovered else "")
+    return "".join(
+        [f'<article class="{classes}" dir="auto">', *_fragment_parts(err, "h3"), "</article>"]
+    )
+
+
+def _group_fragment(g: Group, latest: TurnError) -> str:
+    recovered = g.recovered_at is not None
+    classes = f"roombot-card kind-{latest.kind.value} group" + (" recovered" if recovered else "")
+    meta = [escape(_since(g))]
+    if g.models:
+        meta.append("models: " + _names_html(g.models, "bdi"))
+    if g.harnesses:
+        meta.append("harnesses: " + _names_html(g.harnesses, "bdi"))
+    parts = [
+        f'<article class="{classes}" dir="auto">',
+        f"<h3>{escape(group_headline(g))}</h3>",
+        f'<p class="meta">{" · ".join(meta)}</p>',
+    ]
+    parts.extend(f"<p><em>{escape(x)}</em></p>" for x in (_thread_line(g), _retracted_line(g)) if x)
+    parts.append('<p class="meta">latest:</p>')
+    parts.extend(_fragment_parts(_display(latest), "h4"))
+    parts.append("</article>")
+    return "".join(parts)
+
+
+def _fragment_parts(err: TurnError, heading: str) -> list[str]:
+    """An article's inside for a card without a group (`err` already as displayed)."""
     title = f"Recovered (was: {err.kind.label})" if err.recovered else err.kind.label
     # Each name in its own <bdi>: right-to-left letters in one name cannot then reorder
     # the separators and the other name (the Matrix subset has no such element).
@@ -262,8 +409,7 @@ def render_html_fragment(err: TurnError) -> str:
     if err.retry_after is not None:
         meta.append(f"retry after {err.retry_after} s")
     parts = [
-        f'<article class="{classes}" dir="auto">',
-        f"<h3>{escape(title)}</h3>",
+        f"<{heading}>{escape(title)}</{heading}>",
         f'<p class="meta">{" · ".join(meta)}</p>',
         f'<pre dir="auto">{escape(err.message)}</pre>',
     ]
@@ -274,8 +420,7 @@ def render_html_fragment(err: TurnError) -> str:
         parts.append(_attempts_table(err.attempts))
     if err.note:
         parts.append(shown(prose(err.note)))
-    parts.append("</article>")
-    return "".join(parts)
+    return parts
 
 
 def render_html_page(errors: Iterable[TurnError], title: str = "roombot cards") -> str:

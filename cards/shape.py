@@ -6,7 +6,9 @@ retry-after in whole seconds, times in milliseconds since the epoch.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from cards.kinds import Kind
 
@@ -25,18 +27,61 @@ class Attempt:
 
 @dataclass(frozen=True, slots=True)
 class Group:
-    """A group card's part: several failed turns of one group key (docs/card.md)."""
+    """A storm folded into one card: the failed turns that share a group key.
 
-    count: int
-    first_at: int
-    last_at: int
-    key: tuple[tuple[str, str], ...] = ()
-    models: tuple[str, ...] = ()
-    harnesses: tuple[str, ...] = ()
-    turns: tuple[str, ...] = ()
-    threaded: int = 0
-    recovered_at: int | None = None
-    retracted: int = 0
+    The card that carries it is the group's latest failure, so a reader that does
+    not know groups still draws something true.
+    """
+
+    count: int  # failed turns in the group, the latest included
+    first_at: int  # ms since the epoch: the group's first failure
+    last_at: int  # ms since the epoch: its latest
+    # (field, value) pairs, e.g. (("harness", "codex"), ("kind", "quota")); a field
+    # whose value is unknown is left out.
+    key: tuple[tuple[str, str], ...]
+    models: tuple[str, ...]  # distinct, in first-seen order, at most 20
+    harnesses: tuple[str, ...]  # distinct, in first-seen order, at most 20
+    turns: tuple[str, ...]  # turn ids, the first ones, at most 50
+    threaded: int  # own cards posted in the group card's thread
+    recovered_at: int | None = None  # ms: a later turn of the same key answered well
+    retracted: int = 0  # turns of the group that recovered later
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Group:
+        """The value back from `dataclasses.asdict(group)` once through JSON (tuples came
+        back as lists). Exact, for a trusted store: no bounds, and a missing or
+        misshapen field raises (KeyError, TypeError, ValueError) rather than guessing."""
+
+        def strings(name: str) -> tuple[str, ...]:
+            values = tuple(d[name])
+            if not all(isinstance(v, str) for v in values):
+                raise TypeError(f"group.{name}: expected a list of strings")
+            return values
+
+        def whole(value: object, name: str) -> int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"group.{name}: expected an integer, got {value!r}")
+            return value
+
+        key = []
+        for pair in d["key"]:
+            field_name, value = pair  # a pair of exactly two, or ValueError
+            if not isinstance(field_name, str) or not isinstance(value, str):
+                raise TypeError("group.key: expected (field, value) pairs of strings")
+            key.append((field_name, value))
+        recovered_at = d.get("recovered_at")
+        return cls(
+            count=whole(d["count"], "count"),
+            first_at=whole(d["first_at"], "first_at"),
+            last_at=whole(d["last_at"], "last_at"),
+            key=tuple(key),
+            models=strings("models"),
+            harnesses=strings("harnesses"),
+            turns=strings("turns"),
+            threaded=whole(d["threaded"], "threaded"),
+            recovered_at=None if recovered_at is None else whole(recovered_at, "recovered_at"),
+            retracted=whole(d.get("retracted", 0), "retracted"),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,4 +114,6 @@ class TurnError:
     # (an mxc:// URI of the uploaded file), and the message holds a preview.
     message_file: str | None = None
     message_truncated: bool = False
+    # Set on a group card (a storm folded into one card): the group, while every
+    # other field is the latest failure's.
     group: Group | None = None

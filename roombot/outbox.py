@@ -126,7 +126,7 @@ def error_from_json(text: str) -> TurnError:
         Attempt(**{**a, "kind": Kind(a["kind"])}) for a in data.get("attempts") or ()
     )
     if data.get("group") is not None:
-        data["group"] = group_from_dict(data["group"])
+        data["group"] = Group.from_dict(data["group"])
     known = {f.name for f in dataclasses.fields(TurnError)}
     return TurnError(**{k: v for k, v in data.items() if k in known})
 
@@ -142,16 +142,6 @@ def _place_json(place: Place) -> dict[str, Any] | None:
         return None
     out = {"thread": _ref_json(place.thread), "reply": _ref_json(place.reply)}
     return {k: v for k, v in out.items() if v is not None}
-
-
-def group_from_dict(d: dict[str, Any]) -> Group:
-    """A group part as `dataclasses.asdict` wrote it (lists for tuples)."""
-    known = {f.name for f in dataclasses.fields(Group)}
-    values: dict[str, Any] = {
-        k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k in known
-    }
-    values["key"] = tuple(tuple(pair) for pair in values.get("key", ()))
-    return Group(**values)
 
 
 @dataclass(frozen=True, slots=True)

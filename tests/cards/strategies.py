@@ -6,9 +6,16 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from cards.codec import MAX_INT
+from cards.codec import (
+    MAX_GROUP_HARNESSES,
+    MAX_GROUP_KEY,
+    MAX_GROUP_MODELS,
+    MAX_GROUP_TEXT,
+    MAX_GROUP_TURNS,
+    MAX_INT,
+)
 from cards.kinds import Kind
-from cards.shape import Attempt, TurnError
+from cards.shape import Attempt, Group, TurnError
 
 kinds = st.sampled_from(list(Kind))
 # Any text a provider could send, controls, bidi marks and astral characters included
@@ -32,6 +39,28 @@ attempts = st.builds(
     retry_after=opt(whole),
 )
 
+group_texts = st.text(max_size=MAX_GROUP_TEXT)
+
+
+def _distinct(limit: int) -> st.SearchStrategy[tuple[str, ...]]:
+    return st.lists(group_texts, max_size=limit, unique=True).map(tuple)
+
+
+# Groups within the group part's bounds: what the codec writes and reads back exactly.
+groups = st.builds(
+    Group,
+    count=st.integers(min_value=1, max_value=MAX_INT),
+    first_at=whole,
+    last_at=whole,
+    key=st.lists(st.tuples(group_texts, group_texts), max_size=MAX_GROUP_KEY).map(tuple),
+    models=_distinct(MAX_GROUP_MODELS),
+    harnesses=_distinct(MAX_GROUP_HARNESSES),
+    turns=_distinct(MAX_GROUP_TURNS),
+    threaded=whole,
+    recovered_at=opt(whole),
+    retracted=whole,
+)
+
 turn_errors = st.builds(
     TurnError,
     kind=kinds,
@@ -50,6 +79,7 @@ turn_errors = st.builds(
     recovered=st.booleans(),
     message_file=opt(names),
     message_truncated=st.booleans(),
+    group=opt(groups),
 )
 
 # Any JSON value (floats included: a hostile card may hold them, NaN and infinities too).
@@ -104,6 +134,23 @@ raw_attempts = st.builds(
     retry_after=raw_ints,
 )
 
+raw_group_texts = st.text(alphabet=st.characters(codec=None), max_size=20) | st.sampled_from(
+    ["a\ud800b", "a\udfffb", "x" * (MAX_GROUP_TEXT + 1), "y" * 5_000]
+)
+raw_groups = st.builds(
+    Group,
+    count=st.integers() | st.sampled_from([0, 1, 2**53]),
+    first_at=st.integers() | st.sampled_from([-1, 2**53, 2**64]),
+    last_at=st.integers(),
+    key=st.lists(st.tuples(raw_group_texts, raw_group_texts), max_size=12).map(tuple),
+    models=st.lists(raw_group_texts, max_size=30).map(tuple),
+    harnesses=st.lists(raw_group_texts | st.just("same"), max_size=30).map(tuple),
+    turns=st.lists(raw_group_texts, max_size=70).map(tuple),
+    threaded=st.integers(min_value=-2, max_value=2**54),
+    recovered_at=raw_ints,
+    retracted=st.integers(min_value=-2, max_value=2**54),
+)
+
 raw_turn_errors = st.builds(
     TurnError,
     kind=kinds,
@@ -118,4 +165,28 @@ raw_turn_errors = st.builds(
     started_at=raw_ints,
     failed_at=raw_ints,
     message_file=opt(raw_texts),
+    group=opt(raw_groups),
 )
+
+
+def _group_like(draw: st.DrawFn) -> dict[str, Any]:
+    """A group part with some fields (or list items) replaced by arbitrary JSON."""
+    from cards.codec import group_payload
+
+    payload = group_payload(draw(groups))
+    keys = [*sorted(payload), "recovered_at", "retracted", "key.0", "models.0", "extra"]
+    for key in draw(st.lists(st.sampled_from(keys), max_size=3, unique=True)):
+        value = draw(json_values | whole | st.just(0) | st.text(min_size=MAX_GROUP_TEXT + 1))
+        name, _, index = key.partition(".")
+        if index:
+            items = payload.get(name)
+            if isinstance(items, list) and items:
+                items[0] = value if draw(st.booleans()) else [value, "v"]
+        elif draw(st.booleans()):
+            payload[key] = value
+        else:
+            payload.pop(key, None)
+    return payload
+
+
+group_like = st.composite(_group_like)()

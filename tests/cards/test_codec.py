@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from cards.codec import CARD_KEY, CardError, loads_payload, read_payload, to_payload
 from cards.kinds import Kind
-from cards.shape import Attempt, TurnError
+from cards.shape import Attempt, Group, TurnError
 from tests.cards.strategies import card_like, json_values, turn_errors
 
 SCHEMA: dict[str, Any] = json.loads(
@@ -65,10 +65,12 @@ def test_schema_names_every_field_the_codec_writes() -> None:
         recovered=True,
         message_file="mxc://x/y",
         message_truncated=True,
+        group=Group(3, 1, 2, (("kind", "quota"),), ("mo",), ("h",), ("t",), 2, 3, 1),
     )
     payload = to_payload(full)
     assert set(payload) == set(SCHEMA["properties"])
     assert set(payload["attempts"][0]) == set(SCHEMA["$defs"]["attempt"]["properties"])
+    assert set(payload["group"]) == set(SCHEMA["$defs"]["group"]["properties"])
     assert SCHEMA["properties"]["kind"]["enum"] == [k.value for k in Kind]
 
 
