@@ -12,6 +12,12 @@ Decisions where docs/design.md is silent (docs/turns.md repeats them):
 - `turn`, `event_id`, `room`, `harness`, `node`, `source` are non-empty strings.
 - `turn.started` may carry `node` (the machine running the harness, so that
   `node.offline` can find its turns) and `session` (copied to the card).
+- `turn.started` may carry `trigger` (the Matrix event id of the room message
+  that started the turn) and `thread` (that message's thread root). Both are
+  Matrix event ids as `MATRIX_EVENT_ID_FORBIDDEN` and `MATRIX_EVENT_ID_MAX`
+  spell them: `$` and at least one more character, at most 255 in all, no
+  whitespace or control character. `thread` without `trigger` is refused: a
+  thread root is known only for a triggering message.
 - `turn.ended` carries exactly one of `stop_reason` and `error`.
 - `harness.exited` and `node.offline` need no `turn` (they concern every open
   turn of that harness or node); `error` is optional on them. `harness.exited`
@@ -29,14 +35,17 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, TypeAlias
+from typing import Any, TypeAlias, TypeGuard
 
 __all__ = [
     "ERROR_FORMS",
     "EVENT_TYPES",
+    "MATRIX_EVENT_ID_FORBIDDEN",
+    "MATRIX_EVENT_ID_MAX",
     "Event",
     "EventError",
     "HarnessExited",
@@ -49,6 +58,7 @@ __all__ = [
     "TurnReport",
     "TurnStarted",
     "event_to_json",
+    "is_matrix_event_id",
     "parse_event",
     "parse_events_jsonl",
 ]
@@ -88,6 +98,8 @@ class TurnStarted:
     model: str | None = None  # the requested model
     node: str | None = None
     session: str | None = None
+    trigger: str | None = None  # the room message that started the turn (a Matrix event id)
+    thread: str | None = None  # that message's thread root (a Matrix event id)
     event_id: str | None = None
     at: float | None = None
 
@@ -210,6 +222,38 @@ def _name(obj: Mapping[str, Any], key: str, *, required: bool, path: str = "") -
 def _opt_str(obj: Mapping[str, Any], key: str, path: str) -> None:
     if key in obj and obj[key] is not None and not isinstance(obj[key], str):
         raise EventError(path + key, f"a string or null, got {_show(obj[key])}")
+
+
+# A Matrix event id as sources hand it over: `$`, then 1..254 characters none of
+# which is whitespace or a control character (C0, DEL, C1, and every character
+# ECMAScript's or Python's `\s` calls a space). The class is spelled with escapes
+# every regex engine reads alike; event.v1.json uses the same text (a test checks).
+MATRIX_EVENT_ID_FORBIDDEN = re.compile(
+    r"[\x00-\x20\x7f-\x9f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+)
+MATRIX_EVENT_ID_MAX = 255  # the Matrix spec's bound (bytes there; characters here)
+_MATRIX_EVENT_ID = (
+    "a Matrix event id ($ and 1 to 254 more characters, no whitespace or control characters)"
+)
+
+
+def is_matrix_event_id(value: object) -> TypeGuard[str]:
+    """Whether `value` may stand in `trigger` or `thread` (sources check before sending)."""
+    return (
+        isinstance(value, str)
+        and 2 <= len(value) <= MATRIX_EVENT_ID_MAX
+        and value.startswith("$")
+        and not MATRIX_EVENT_ID_FORBIDDEN.search(value)
+    )
+
+
+def _matrix_event_id(obj: Mapping[str, Any], key: str) -> str | None:
+    value = obj.get(key)
+    if value is None:
+        return None
+    if not is_matrix_event_id(value):
+        raise EventError(key, f"{_MATRIX_EVENT_ID}, got {_show(value)}")
+    return value
 
 
 # Far enough for any real clock (the year 5138), near enough that milliseconds
@@ -336,6 +380,13 @@ def parse_event(obj: object) -> Event:
         )
     turn = _req(obj, "turn")
     if cls is TurnStarted:
+        trigger = _matrix_event_id(obj, "trigger")
+        thread = _matrix_event_id(obj, "thread")
+        if thread is not None and trigger is None:
+            raise EventError(
+                "thread",
+                "a trigger beside it (a thread root is known only for a triggering message)",
+            )
         return TurnStarted(
             turn=turn,
             room=_req(obj, "room"),
@@ -344,6 +395,8 @@ def parse_event(obj: object) -> Event:
             model=_name(obj, "model", required=False),
             node=_name(obj, "node", required=False),
             session=_name(obj, "session", required=False),
+            trigger=trigger,
+            thread=thread,
             event_id=event_id,
             at=at,
         )

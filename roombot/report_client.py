@@ -110,6 +110,8 @@ class ReportClient:
         model: str | None = None,
         event_id: str | None = None,
         at: float | None = None,
+        trigger: str | None = None,
+        thread: str | None = None,
     ) -> dict[str, Any]:
         body: dict[str, Any] = {"turn": turn, "room": room, "harness": harness, "error": error}
         for key, value in (
@@ -117,6 +119,8 @@ class ReportClient:
             ("model", model),
             ("event_id", event_id),
             ("at", at),
+            ("trigger", trigger),
+            ("thread", thread),
         ):
             if value is not None:
                 body[key] = value

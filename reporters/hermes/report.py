@@ -32,6 +32,25 @@ _HTTP = re.compile(r"^(?:HTTP )?([1-5]\d\d)(?::\s*|\s+)(.*)$", re.S)
 # Hermes's reasons for a safety block (FailoverReason.content_policy_blocked).
 _REFUSALS = frozenset({"content_policy_blocked", "content_filter", "refusal", "safety"})
 MAX_TEXT = 64 * 1024  # an answer chunk sent as turn.output, at most (roombot keeps 16 KiB)
+# roombot's rule for `trigger` / `thread` (roombot.events.is_matrix_event_id, which this
+# interpreter cannot import; a test holds the two to the same verdicts): `$` and 1 to 254
+# more characters, none of them whitespace or a control character.
+_NOT_IN_EVENT_ID = re.compile(
+    r"[\x00-\x20\x7f-\x9f\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff]"
+)
+
+
+def matrix_event_id(value: object) -> str | None:
+    """`value` when roombot takes it as a Matrix event id, else None (never sent: the bot
+    would refuse the whole turn.started for it)."""
+    if (
+        isinstance(value, str)
+        and 2 <= len(value) <= 255
+        and value.startswith("$")
+        and not _NOT_IN_EVENT_ID.search(value)
+    ):
+        return value
+    return None
 
 
 def split_message(message: str) -> tuple[int | None, str | None]:

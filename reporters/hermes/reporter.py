@@ -252,13 +252,10 @@ class Reporter:
         platform = gateway.get("HERMES_SESSION_PLATFORM") or _s(kw.get("platform")) or ""
         chat = gateway.get("HERMES_SESSION_CHAT_ID") or ""
         if platform == "matrix" and chat.startswith("!"):
-            message = gateway.get("HERMES_SESSION_MESSAGE_ID") or ""
-            thread = gateway.get("HERMES_SESSION_THREAD_ID") or ""
-            return (
-                chat,
-                message if message.startswith("$") else None,
-                (thread if thread.startswith("$") else None),
-            )
+            trigger = report.matrix_event_id(gateway.get("HERMES_SESSION_MESSAGE_ID"))
+            # A thread root goes only beside its triggering message (roombot refuses it alone).
+            thread = report.matrix_event_id(gateway.get("HERMES_SESSION_THREAD_ID"))
+            return chat, trigger, thread if trigger is not None else None
         return self.room, None, None
 
     def _end(self, key: str, at: float, *, interrupted: bool = False) -> None:

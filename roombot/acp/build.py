@@ -40,6 +40,8 @@ def started(
     provider: str | None,
     model: str | None,
     node: str | None = None,
+    trigger: str | None = None,
+    thread: str | None = None,
 ) -> Event:
     ev = _base("turn.started", turn, "started", at)
     ev["room"] = room
@@ -51,6 +53,10 @@ def started(
         ev["model"] = model
     if node is not None:
         ev["node"] = node
+    if trigger is not None:
+        ev["trigger"] = trigger
+    if thread is not None:
+        ev["thread"] = thread
     return ev
 
 

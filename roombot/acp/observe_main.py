@@ -73,6 +73,9 @@ async def observe(config: dict[str, Any]) -> int:
                     ok, value = parse_line(line)
                     if ok:
                         sink.emit(observer.feed(_SENDERS[tag], value, at))
+                        for note in observer.notes:
+                            print(f"roombot acp-proxy: {note}", file=sys.stderr)
+                        observer.notes.clear()
             elif tag == frames.GAP:
                 side = payload[:1]
                 lines[side].gap(at_line_end=payload[1:] == b"\n")

@@ -11,7 +11,10 @@ line; who sent it is given with each message):
 - session/set_model and session/set_config_option (of a model option)
   requests, once the agent accepts them: the model the client chose.
 - session/prompt request: opens a turn. Its response ends it (`stopReason`,
-  or a JSON-RPC error).
+  or a JSON-RPC error). Its `_meta["dev.roombot"]` (`META_KEY`) may name the
+  room message that started the turn: `{"trigger": "$...", "thread": "$..."}`.
+  A value that is not a Matrix event id (or a thread without a trigger) is
+  dropped and said once in `notes`; the turn goes on without it.
 - session/update `agent_message_chunk` with text content: answer text, held
   briefly and sent as one `turn.output` per batch.
 - The process exit (`exited`): every turn still open fails.
@@ -32,6 +35,7 @@ from pydantic import ValidationError
 
 from roombot.acp import build
 from roombot.acp.settings import ObserverSettings
+from roombot.events import is_matrix_event_id
 
 Sender = Literal["client", "agent"]
 
@@ -44,6 +48,8 @@ _WATCHED = _SESSION_OPENERS | {
     "session/set_config_option",
 }
 _META_MODEL_KEYS = ("model", "modelId", "currentModelId")
+# The prompt's `_meta` key a client (a Matrix hub) puts roombot's fields under.
+META_KEY = "dev.roombot"
 
 
 @dataclass
@@ -69,6 +75,8 @@ class _Turn:
     text_at: float = 0.0
     seq: int = 0
     uncertain: bool = False  # copies of the agent's side were lost while it was open
+    trigger: str | None = None  # the room message that started the turn
+    thread: str | None = None  # its thread root
 
 
 @dataclass(frozen=True)
@@ -123,6 +131,36 @@ def _chunk_text(update: Mapping[str, Any]) -> str | None:
     return text if isinstance(text, str) else None
 
 
+def _room_message(params: Mapping[str, Any]) -> tuple[str | None, str | None, list[str]]:
+    """(trigger, thread, what was dropped) from a prompt's `_meta[META_KEY]`."""
+    meta = params.get("_meta")
+    ours = meta.get(META_KEY) if isinstance(meta, Mapping) else None
+    if ours is None:
+        return None, None, []
+    if not isinstance(ours, Mapping):
+        return None, None, ["all of it (not an object)"]
+    dropped: list[str] = []
+    found: dict[str, str | None] = {}
+    for key in ("trigger", "thread"):
+        value = ours.get(key)
+        found[key] = value if is_matrix_event_id(value) else None
+        if value is not None and found[key] is None:
+            dropped.append(f"{key} (not a Matrix event id: {_brief(value)})")
+    if found["thread"] is not None and found["trigger"] is None:
+        # A thread root is known only for a triggering message.
+        dropped.append("thread (no trigger beside it)")
+        found["thread"] = None
+    return found["trigger"], found["thread"], dropped
+
+
+def _brief(value: object) -> str:
+    """A bad value for a log line: short, one line, no control characters."""
+    if isinstance(value, Mapping | list):
+        return "an object" if isinstance(value, Mapping) else "an array"
+    text = json.dumps(value, ensure_ascii=True)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _stop_reason(result: object) -> str | None:
     if not isinstance(result, Mapping):
         return None
@@ -150,6 +188,7 @@ class Observer:
         self._sessions: dict[str, _Session] = {}
         self._pending: dict[str, _Pending] = {}
         self._turns: dict[str, _Turn] = {}  # open turns by prompt request key
+        self.notes: list[str] = []  # one line each, for stderr; the caller empties it
         self.stats: dict[str, int] = {
             "messages": 0,
             "not_jsonrpc": 0,
@@ -255,7 +294,13 @@ class Observer:
                     if self._turns[old].uncertain:
                         self.stats["uncertain"] += 1
                         del self._turns[old]
-                self._turns[key] = _Turn(key, rid, session_id, at)
+                trigger, thread, dropped = _room_message(params)
+                self._turns[key] = _Turn(key, rid, session_id, at, trigger=trigger, thread=thread)
+                if dropped:
+                    self.notes.append(
+                        f'session/prompt {_brief(rid)}: _meta["{META_KEY}"]: dropped '
+                        + ", ".join(dropped)
+                    )
 
     def _agent_response(self, message: Mapping[str, Any], at: float) -> list[build.Event]:
         key = _id_key(message["id"])
@@ -371,6 +416,8 @@ class Observer:
             provider=s.provider,
             model=model,
             node=s.node,
+            trigger=turn.trigger,
+            thread=turn.thread,
         )
 
     # -- helpers ----------------------------------------------------------------------

@@ -45,6 +45,8 @@ def _rewrite(node: Any) -> Any:
             if k == "$ref" and isinstance(v, str):
                 if v in (f"{EVENT_ID}#/$defs/error", "#/$defs/error"):
                     v = "#/components/schemas/RawError"
+                elif v in (f"{EVENT_ID}#/$defs/matrix_event_id", "#/$defs/matrix_event_id"):
+                    v = "#/components/schemas/MatrixEventId"
                 elif v == EVENT_ID:
                     v = "#/components/schemas/Event"
             out[k] = _rewrite(v)
@@ -117,6 +119,7 @@ def build() -> dict[str, Any]:
     event = load_schema("event")
     components: dict[str, Any] = {
         "RawError": _rewrite(event["$defs"]["error"]),
+        "MatrixEventId": _rewrite(event["$defs"]["matrix_event_id"]),
         "Event": _rewrite({k: v for k, v in event.items() if k != "$defs"}),
     }
     for name, title in _NAMES.items():

@@ -64,6 +64,12 @@ def _validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(load_schema(name), registry=registry)
 
 
+@cache
+def _matrix_event_id() -> dict[str, Any]:
+    shape: dict[str, Any] = load_schema("event")["$defs"]["matrix_event_id"]
+    return shape
+
+
 def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -120,6 +126,9 @@ def _expected(err: ValidationError) -> tuple[list[object], str]:
     """The path and an 'expected ...' phrase for one schema error."""
     path: list[object] = list(err.absolute_path)
     v, arg = err.validator, err.validator_value
+    if v in ("pattern", "not", "maxLength") and err.schema == _matrix_event_id():
+        # Three keywords make one shape; its description says it in words.
+        return path, f"{err.schema['description']}, got {_short(err.instance)}"
     if v == "required":
         present = err.instance if isinstance(err.instance, dict) else {}
         missing = next((k for k in arg if k not in present), arg[0])
@@ -245,6 +254,8 @@ def parse_report(obj: object) -> Report:
         "harness": obj["harness"],
         "provider": obj.get("provider"),
         "model": obj.get("model"),
+        "trigger": obj.get("trigger"),
+        "thread": obj.get("thread"),
         "event_id": f"{base}/started",
         "at": obj.get("at"),
     }

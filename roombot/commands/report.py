@@ -5,7 +5,8 @@
     some-engine --events | roombot report -
     # a one-shot failure report: an engine that only knows its run failed
     roombot report --turn run-42 --room '!abc:example.org' --harness ironflow \\
-        --provider anthropic --model claude-sonnet-4 --message "529 overloaded"
+        --provider anthropic --model claude-sonnet-4 --message "529 overloaded" \\
+        --trigger '$msg-event-id' --thread '$thread-root-event-id'
 
 The token comes from --token-file or $ROOMBOT_API_TOKEN (the name the example
 config's token_env uses; $ROOMBOT_TOKEN, its old name, is still read in this
@@ -48,6 +49,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     one.add_argument("--body", help="the HTTP answer's body (with --status)")
     one.add_argument("--error-json", help="the raw error object, in any documented form")
     one.add_argument("--event-id", help="idempotency key (default: the turn id)")
+    one.add_argument(
+        "--trigger", metavar="EVENT_ID", help="the Matrix event id of the message that started it"
+    )
+    one.add_argument(
+        "--thread", metavar="EVENT_ID", help="that message's thread root (needs --trigger)"
+    )
     parser.add_argument("--tries", type=int, default=4, help="tries before giving up")
 
 
@@ -96,6 +103,19 @@ def _error(args: argparse.Namespace) -> dict[str, Any] | str:
     return "a report needs --message, --status/--body or --error-json"
 
 
+def _wrong_ids(args: argparse.Namespace) -> str | None:
+    """What is wrong with --trigger/--thread, in the event format's words; None: nothing."""
+    from roombot.events import EventError, parse_event
+
+    started = {"type": "turn.started", "turn": args.turn, "room": args.room}
+    started |= {"harness": args.harness, "trigger": args.trigger, "thread": args.thread}
+    try:
+        parse_event(started)
+    except EventError as e:
+        return f"--{e.field}: expected {e.expected}"
+    return None
+
+
 def run(args: argparse.Namespace) -> int:
     from roombot.report_client import CannotSend, Refused, ReportClient, Unreachable, Untrusted
 
@@ -118,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         return _usage(str(e))
     try:
         if args.file is not None:
-            if args.turn:
+            if args.turn or args.trigger or args.thread:
                 return _usage("give a file of events or --turn ..., not both")
             text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text()
             events = _events(text)
@@ -132,6 +152,9 @@ def run(args: argparse.Namespace) -> int:
             err = _error(args)
             if isinstance(err, str):
                 return _usage(err)
+            wrong = _wrong_ids(args)
+            if wrong:
+                return _usage(wrong)
             answer = client.send_report(
                 turn=args.turn,
                 room=args.room,
@@ -140,6 +163,8 @@ def run(args: argparse.Namespace) -> int:
                 provider=args.provider,
                 model=args.model,
                 event_id=args.event_id,
+                trigger=args.trigger,
+                thread=args.thread,
             )
     except (OSError, ValueError) as e:
         return _usage(str(e))

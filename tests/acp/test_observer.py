@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from roombot.acp.lines import LineBuffer, parse_line
-from roombot.acp.observer import Observer
+from roombot.acp.observer import META_KEY, Observer
 from roombot.acp.rooms import RoomRules
 from roombot.acp.settings import ObserverSettings, from_json, to_json
-from roombot.events import parse_event
+from roombot.events import TurnStarted, parse_event
 from tests.acp.transcript import load, without_at
 
 ROOM = "!team:example.org"
@@ -339,3 +339,58 @@ def test_turns_carry_the_node_the_proxy_runs_on() -> None:
     assert started and all(e["node"] == "gpu-1" for e in started)
     json_settings = from_json(to_json(ObserverSettings(RoomRules(room=ROOM), "a", node="n"), {}, 1))
     assert json_settings.node == "n"
+
+
+def with_meta(rid: object, meta: object) -> dict[str, Any]:
+    msg = prompt(rid)
+    msg["params"]["_meta"] = {"traceparent": "00-ab-cd-01", META_KEY: meta}
+    return msg
+
+
+TRIGGER = "$Rqnc-F-dvnEYJTyHq_iKxU2bZ1CI92-kuZq3a5lr5Zg"
+
+
+def test_the_prompt_names_the_room_message_that_started_the_turn() -> None:
+    obs = Observer(settings())
+    opened(obs)
+    [started] = obs.feed("client", with_meta(2, {"trigger": TRIGGER, "thread": "$root:x"}), 2.0)
+    assert (started["trigger"], started["thread"]) == (TRIGGER, "$root:x")
+    event = parse_event(started)
+    assert isinstance(event, TurnStarted) and event.thread == "$root:x"
+    [plain] = obs.feed("client", with_meta(3, {"trigger": TRIGGER}), 3.0)
+    assert plain["trigger"] == TRIGGER and "thread" not in plain
+    # other keys of _meta, and of ours, are not ours to judge
+    [other] = obs.feed("client", with_meta(4, {"room": "!r:x", "trigger": None}), 4.0)
+    assert "trigger" not in other and "thread" not in other
+    assert obs.notes == []
+
+
+@pytest.mark.parametrize(
+    ("meta", "kept", "said"),
+    [
+        ("$abc", {}, "all of it (not an object)"),
+        ({"trigger": "abc"}, {}, 'trigger (not a Matrix event id: "abc")'),
+        ({"trigger": 7, "thread": "$r"}, {}, "trigger (not a Matrix event id: 7), thread (no"),
+        (
+            {"trigger": TRIGGER, "thread": "$a\nb"},
+            {"trigger": TRIGGER},
+            r'thread (not a Matrix event id: "$a\nb")',
+        ),
+        ({"thread": "$root"}, {}, "thread (no trigger beside it)"),
+        ({"trigger": ["$a"]}, {}, "trigger (not a Matrix event id: an array)"),
+        ({"trigger": "$" + "a" * 300}, {}, '"$aaaaa'),
+    ],
+)
+def test_bad_room_message_ids_are_dropped_with_one_line_and_the_turn_goes_on(
+    meta: object, kept: dict[str, str], said: str
+) -> None:
+    obs = Observer(settings())
+    opened(obs)
+    [started] = obs.feed("client", with_meta(2, meta), 2.0)
+    parse_event(started)
+    assert {k: started[k] for k in ("trigger", "thread") if k in started} == kept
+    [note] = obs.notes
+    assert note.startswith('session/prompt 2: _meta["dev.roombot"]: dropped ')
+    assert said in note and "\n" not in note and len(note) < 200
+    ended = obs.feed("agent", {"jsonrpc": "2.0", "id": 2, "result": {"stopReason": "end_turn"}}, 3)
+    assert [ev["type"] for ev in ended] == ["turn.ended"]

@@ -32,7 +32,14 @@ from tests.acp.transcript import (
     without_at,
 )
 
-NAMES = ["end_turn", "prompt_rejected", "error_as_answer", "dies_mid_turn", "malformed", "models"]
+NAMES = [
+    "end_turn",
+    "prompt_rejected",
+    "error_as_answer",
+    "dies_mid_turn",
+    "malformed",
+    "models",
+]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -54,6 +61,38 @@ def test_every_byte_passes_both_ways_and_the_events_match_the_recording(
         assert "Error: socket hang up" in run.events[-1]["error"]["exit"]["stderr"]
         run.events[-1]["error"]["exit"]["stderr"] = expected[-1]["error"]["exit"]["stderr"]
     assert without_at(run.events) == without_at(expected)
+
+
+def test_the_room_message_rides_along_and_a_garbled_one_is_one_line_on_stderr(
+    tmp_path: Path,
+) -> None:
+    run = run_proxy(TRANSCRIPTS / "room_message.acp", tmp_path)
+    assert run.received == client_bytes(load("room_message"))  # _meta reaches the agent
+    started = [ev for ev in run.events if ev["type"] == "turn.started"]
+    assert [(ev.get("trigger"), ev.get("thread")) for ev in started] == [
+        (
+            "$Rqnc-F-dvnEYJTyHq_iKxU2bZ1CI92-kuZq3a5lr5Zg",
+            "$Bt5kWq0yT2m9QfXn1cLr8sVdHa3eJzPuYo6iKlMgNbE",
+        ),
+        ("$Wm3xQ7pLc0aN5eRt9yUi2oKj4hGf6dSz8vBn1MqXwEr", None),
+        (None, None),
+    ]
+    assert [ev.get("error", {}).get("acp", {}).get("code") for ev in run.events[-3:]] == [
+        None,
+        -32603,
+        None,
+    ]
+    # The same as the observer fed in recorded order, but for the order across turns
+    # (the pipelining client sends every prompt before the first answer).
+    expected = observe("room_message", node=node_name())
+    assert sorted(without_at(run.events), key=lambda ev: ev["event_id"]) == sorted(
+        without_at(expected), key=lambda ev: ev["event_id"]
+    )
+    said = [line for line in run.stderr.decode().splitlines() if "dev.roombot" in line]
+    assert said == [
+        'roombot acp-proxy: session/prompt 3: _meta["dev.roombot"]: dropped '
+        'thread (not a Matrix event id: "$Bt5k Wq0y")'
+    ]
 
 
 def test_harness_dying_mid_turn_forwards_its_status_and_stderr(tmp_path: Path) -> None:

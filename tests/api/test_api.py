@@ -6,11 +6,15 @@ import asyncio
 import json
 from typing import Any
 
+import pytest
 from aiohttp.test_utils import TestClient
 
+from roombot.api.validation import BodyError, check, parse_report
+from roombot.events import TurnStarted
 from roombot.outbox import Outbox
 from roombot.pipeline import Pipeline
 from tests.api.conftest import OTHER, ROOM, auth, failed_end, started
+from tests.events.test_event_format import BAD_EVENT_IDS
 from tests.prom import value
 
 Client = TestClient[Any, Any]
@@ -321,3 +325,50 @@ async def test_a_batch_pays_one_token_per_event(client: Client) -> None:
     resp = await client.post("/v1/events", json=started("d2"), headers=auth("tiny"))
     assert resp.status == 429
     assert int(resp.headers["Retry-After"]) >= 3  # 2 events of debt + 1 token, at 1/s
+
+
+# -- the message that started a turn ----------------------------------------------
+
+
+async def test_the_triggering_message_and_its_thread_are_taken_and_bad_ones_refused(
+    client: Client, pipeline: Pipeline
+) -> None:
+    ids = {"trigger": "$Rqnc-F-dvnEYJTyHq_iKxU2bZ1CI92-kuZq3a5lr5Zg", "thread": "$root:x"}
+    resp = await client.post("/v1/events", json=started("t1", **ids), headers=auth("hub"))
+    assert resp.status == 202
+    report = {"turn": "run-1", "room": ROOM, "harness": "ironflow", "error": {"text": "boom"}}
+    resp = await client.post("/v1/reports", json=report | ids, headers=auth("hub"))
+    assert resp.status == 202
+    first = parse_report(report | ids).events[0]
+    assert isinstance(first, TurnStarted)
+    assert (first.trigger, first.thread) == (ids["trigger"], ids["thread"])
+    assert await pipeline.journal_size() == 3
+    cases: list[tuple[str, dict[str, Any], str, str]] = [
+        ("/v1/events", started("t2", trigger="m1"), "trigger", "a Matrix event id"),
+        ("/v1/events", started("t2", trigger="$a", thread="$ b"), "thread", "no whitespace"),
+        ("/v1/events", started("t2", thread="$root"), "thread", "a trigger beside it"),
+        ("/v1/batch", {"events": [started("t2", trigger=7)]}, "events[0].trigger", "Matrix"),
+        ("/v1/reports", report | {"trigger": "$a\nb"}, "trigger", "a Matrix event id"),
+        ("/v1/reports", report | {"trigger": "$" + "a" * 255}, "trigger", "254 more"),
+        ("/v1/reports", report | {"thread": "$root"}, "trigger", "missing"),
+    ]
+    for path, body, field, expected in cases:
+        resp = await client.post(path, json=body, headers=auth("hub"))
+        answer = await resp.json()
+        assert resp.status == 400 and answer["field"] == field, (body, answer)
+        assert expected in answer["expected"], (body, answer)
+    assert await pipeline.journal_size() == 3
+
+
+ERROR = {"error": {"text": "boom"}}
+
+
+def test_both_validators_refuse_every_bad_event_id() -> None:
+    """The compiled validator answers first: it must refuse what the parser refuses."""
+    for bad in BAD_EVENT_IDS:
+        for extra in ({"trigger": bad}, {"trigger": "$a", "thread": bad}):
+            with pytest.raises(BodyError):
+                check("event", started("t", **extra))
+            with pytest.raises(BodyError):
+                check("report", {"turn": "t", "room": ROOM, "harness": "h"} | extra | ERROR)
+    check("event", started("t", trigger="$a", thread="$" + "é" * 254))

@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import socket
+import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -93,6 +94,32 @@ async def test_cli_sends_a_one_shot_report_and_a_repeat_is_a_duplicate(
     await wait_for(lambda: outbox.get("run-7/post") is not None)
     code, answer, _ = await roombot_report(*args)
     assert code == 0 and answer["duplicates"] == 2
+
+
+async def test_cli_report_names_the_message_that_started_the_run(
+    url: str, pipeline: Pipeline, tmp_path: Path
+) -> None:
+    base = ("--url", url, "--turn", "run-8", "--room", ROOM, "--harness", "ironflow")
+    base += ("--message", "the run failed")
+    ids = ("--trigger", "$Rqnc-F-dvnEYJTyHq_iKxU2bZ1CI92", "--thread", "$root:example.org")
+    code, answer, err = await roombot_report(*base, *ids)
+    assert code == 0 and answer["accepted"] == 2, err
+    with sqlite3.connect(tmp_path / "journal.sqlite3") as db:
+        rows = db.execute("SELECT body FROM journal WHERE kind = 'event' ORDER BY seq").fetchall()
+    first = json.loads(rows[0][0])
+    assert first["type"] == "turn.started"
+    assert (first["trigger"], first["thread"]) == (ids[1], ids[3])
+    # wrong ids are usage errors, named in the event format's words; nothing is sent
+    for wrong, said in (
+        (("--trigger", "msg-1"), "--trigger: expected a Matrix event id"),
+        (("--trigger", "$a", "--thread", "$a b"), "--thread: expected a Matrix event id"),
+        (("--thread", "$root"), "--thread: expected a trigger beside it"),
+    ):
+        code, _, err = await roombot_report(*base, *wrong)
+        assert code == 2 and said in err, err
+    code, _, err = await roombot_report("--url", url, "--trigger", "$a", "-")
+    assert code == 2 and "not both" in err
+    assert await pipeline.journal_size() == 2
 
 
 async def test_cli_refusal_exits_1_naming_the_field(url: str, tmp_path: Path) -> None:

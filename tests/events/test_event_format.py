@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import unicodedata
 from importlib import resources
 from typing import Any
 
@@ -14,6 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from roombot.events import (
+    MATRIX_EVENT_ID_FORBIDDEN,
+    MATRIX_EVENT_ID_MAX,
     EventError,
     HarnessExited,
     StopReason,
@@ -43,6 +46,18 @@ VALID: list[dict[str, Any]] = [
     },
     {"type": "turn.started", "turn": "t1", "room": "!r:x", "harness": "codex", "node": "n1"},
     {"type": "turn.started", "turn": "t1", "room": "!r:x", "harness": "h", "provider": None},
+    {
+        "type": "turn.started",
+        "turn": "t1",
+        "room": "!r:x",
+        "harness": "h",
+        "trigger": "$Rqnc-F-dvnEYJTyHq_iKxU2bZ1CI92-kuZq3a5lr5Zg",
+        "thread": "$root:example.org",
+    },
+    {"type": "turn.started", "turn": "t1", "room": "!r:x", "harness": "h", "trigger": "$x"},
+    {"type": "turn.started", "turn": "t", "room": "!r", "harness": "h", "trigger": "$" + "é" * 254},
+    {"type": "turn.started", "turn": "t1", "room": "!r:x", "harness": "h", "trigger": "$😀"},
+    {"type": "turn.started", "turn": "t1", "room": "!r:x", "harness": "h", "thread": None},
     {"type": "turn.attempt", "turn": "t1", "provider": "openai", "model": "gpt-5"},
     {"type": "turn.attempt", "turn": "t1"},
     {
@@ -81,6 +96,23 @@ VALID: list[dict[str, Any]] = [
     {"type": "node.offline", "node": "n1", "rooms": None},
 ]
 
+# Not Matrix event ids: the wrong type, no `$`, too short or too long, a space or a
+# control character anywhere (the last ones are each kind the pattern names).
+BAD_EVENT_IDS: list[object] = [
+    "",
+    "$",
+    "abc",
+    " $abc",
+    "$" + "a" * 255,
+    3,
+    ["$a"],
+    *[
+        f"$ab{c}cd"
+        for c in " \t\n\r\x00\x1f\x7f\x85\x9f\u00a0\u1680\u2003\u2028\u2029\u202f\u205f\u3000\ufeff"
+    ],
+    "$abc\n",
+]
+
 # (object, the field the error must name)
 INVALID: list[tuple[object, str]] = [
     ([], "(event)"),
@@ -95,6 +127,27 @@ INVALID: list[tuple[object, str]] = [
     ({"type": "turn.started", "turn": "t", "room": "!r:x"}, "harness"),
     ({"type": "turn.started", "turn": "t", "room": "!r:x", "harness": "h", "model": 4}, "model"),
     ({"type": "turn.started", "turn": "t", "room": "r", "harness": "h", "node": ""}, "node"),
+    *[
+        (
+            {"type": "turn.started", "turn": "t", "room": "r", "harness": "h"} | {"trigger": bad},
+            "trigger",
+        )
+        for bad in BAD_EVENT_IDS
+    ],
+    *[
+        (
+            {"type": "turn.started", "turn": "t", "room": "r", "harness": "h", "trigger": "$a"}
+            | {"thread": bad},
+            "thread",
+        )
+        for bad in BAD_EVENT_IDS
+    ],
+    ({"type": "turn.started", "turn": "t", "room": "r", "harness": "h", "thread": "$a"}, "thread"),
+    (
+        {"type": "turn.started", "turn": "t", "room": "r", "harness": "h"}
+        | {"thread": "$a", "trigger": None},
+        "thread",
+    ),
     ({"type": "turn.output", "turn": "t", "text": "x", "at": -1}, "at"),
     ({"type": "turn.output", "turn": "t", "text": "x", "at": "now"}, "at"),
     ({"type": "turn.output", "turn": "t", "text": "x", "at": True}, "at"),
@@ -260,6 +313,8 @@ FIELDS = sorted(
         "error",
         "source",
         "rooms",
+        "trigger",
+        "thread",
     }
 )
 ERROR_FIELDS = ["status", "body", "headers", "acp", "ironflow", "exit", "text", "provider", "model"]
@@ -295,3 +350,44 @@ def test_parse_event_and_schema_agree(obj: object) -> None:
 def test_parse_event_raises_only_event_error(obj: object) -> None:
     with contextlib.suppress(EventError):
         parse_event(obj)
+
+
+def test_trigger_and_thread_are_carried_and_worded_when_wrong() -> None:
+    obj = {"type": "turn.started", "turn": "t", "room": "!r:x", "harness": "h"}
+    started = parse_event(obj | {"trigger": "$msg", "thread": "$root"})
+    assert isinstance(started, TurnStarted)
+    assert (started.trigger, started.thread) == ("$msg", "$root")
+    assert event_to_json(started)["trigger"] == "$msg"
+    with pytest.raises(EventError) as caught:
+        parse_event(obj | {"trigger": "$a b"})
+    assert str(caught.value) == (
+        "trigger: expected a Matrix event id ($ and 1 to 254 more characters, "
+        'no whitespace or control characters), got "$a b"'
+    )
+    with pytest.raises(EventError) as caught:
+        parse_event(obj | {"thread": "$root"})
+    assert "a trigger beside it" in str(caught.value)
+
+
+def test_the_schema_spells_a_matrix_event_id_as_the_parser_does() -> None:
+    shape = SCHEMA["$defs"]["matrix_event_id"]
+    assert shape["not"]["pattern"] == MATRIX_EVENT_ID_FORBIDDEN.pattern
+    assert shape["maxLength"] == MATRIX_EVENT_ID_MAX
+
+
+# Any character, in the middle of an event id: the same verdict from both.
+@settings(max_examples=400, deadline=None)
+@given(st.characters(codec="utf-8"), st.sampled_from(["trigger", "thread"]))
+def test_every_character_gets_the_same_verdict_in_an_event_id(char: str, key: str) -> None:
+    obj = {"type": "turn.started", "turn": "t", "room": "!r:x", "harness": "h", "trigger": "$a"}
+    obj[key] = f"$a{char}b"
+    try:
+        parse_event(obj)
+        parsed = True
+    except EventError:
+        parsed = False
+    assert parsed == VALIDATOR.is_valid(obj), repr(char)
+    # control characters, spaces and separators by their Unicode category, and the BOM
+    # (ECMAScript's `\s` counts it): the parser's class, written down another way
+    forbidden = unicodedata.category(char) in ("Cc", "Zs", "Zl", "Zp") or char == "\ufeff"
+    assert parsed is not forbidden

@@ -23,10 +23,12 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lab.reporters_case import RecordingOutbox
 from roombot.api import ApiSettings, SourceSettings, make_app
-from roombot.events import parse_event
+from roombot.events import is_matrix_event_id, parse_event
 from roombot.pipeline import Pipeline
 from roombot.reporters import reporter_map
 from roombot.turns import TurnMachine, TurnRules
@@ -203,20 +205,51 @@ async def test_the_gateway_names_the_matrix_room_and_the_triggering_event(
     running.rules.hook("pre_llm_call", now, h.pre_llm_call(platform="matrix"))
     running.rules.hook("api_request_error", now, h.api_request_error(platform="matrix"))
     await asyncio.to_thread(running.close, 5.0)
-    assert _journal(bot)[0]["room"] == "!gateway:example.org"
+    started = _journal(bot)[0]
+    assert started["room"] == "!gateway:example.org"
+    # the triggering event and its thread root, as the bot took and journalled them
+    assert (started["trigger"], started["thread"]) == ("$trigger-event", "$thread-root")
     await decided(bot)
     assert bot.outbox.decisions[0].room == "!gateway:example.org"
-    # what the reporter sent: the triggering event and its thread (docs/design.md's
-    # `trigger` / `thread`; roombot's parser does not keep them yet)
     sent: list[dict[str, Any]] = []
-    rules = rules_mod.Reporter(sent.append, room=ROOM, context=lambda: gateway)
-    rules.hook("pre_llm_call", now, h.pre_llm_call(platform="matrix"))
-    assert sent[0]["trigger"] == "$trigger-event" and sent[0]["thread"] == "$thread-root"
     # a gateway that is not Matrix names no room of ours: the configured room, no trigger
     other = {**gateway, "HERMES_SESSION_PLATFORM": "telegram", "HERMES_SESSION_CHAT_ID": "42"}
     rules = rules_mod.Reporter(sent.append, room=ROOM, context=lambda: other)
     rules.hook("pre_llm_call", now, h.pre_llm_call(platform="telegram"))
     assert sent[-1]["room"] == ROOM and "trigger" not in sent[-1]
+
+
+async def test_ids_the_bot_would_refuse_are_left_out_and_the_turn_still_arrives(
+    bot: Bot, token_file: Path
+) -> None:
+    """A garbled id would make the bot refuse the whole turn.started: it is not sent."""
+    cases = [
+        ("$ok", "$a b", ("$ok", None)),  # a space in the thread root: the trigger alone
+        ("not-an-id", "$root", (None, None)),  # no trigger: no thread either
+        ("$" + "x" * 255, None, (None, None)),  # over 255 characters
+        ("$a\x00b", "$root", (None, None)),
+        ("$fine", "$root", ("$fine", "$root")),
+    ]
+    for n, (message, thread, _) in enumerate(cases):
+        gateway = {
+            "HERMES_SESSION_PLATFORM": "matrix",
+            "HERMES_SESSION_CHAT_ID": "!gateway:example.org",
+            "HERMES_SESSION_MESSAGE_ID": message,
+            "HERMES_SESSION_THREAD_ID": thread or "",
+        }
+        running = start(bot.url, token_file, room=ROOM, context=lambda g=gateway: g)
+        running.rules.hook("pre_llm_call", time.time(), h.pre_llm_call("matrix", f"t{n}"))
+        await asyncio.to_thread(running.close, 5.0)
+        assert running.sender.counts.dropped == 0  # the bot refused nothing
+    started = [e for e in _journal(bot) if e["type"] == "turn.started"]
+    assert [(e.get("trigger"), e.get("thread")) for e in started] == [c[2] for c in cases]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(max_size=6), st.sampled_from(["$", "$a", "", "$" + "z" * 250]))
+def test_the_reporter_takes_the_ids_roombot_takes(tail: str, head: str) -> None:
+    value = head + tail
+    assert (report.matrix_event_id(value) is not None) == is_matrix_event_id(value), value
 
 
 def test_outside_acp_with_no_room_nothing_is_sent_and_it_is_said_once() -> None:
