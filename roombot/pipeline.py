@@ -152,8 +152,8 @@ def _opened(event: TurnStarted) -> Opened:
         provider=event.provider,
         model=event.model,
         node=event.node,
-        trigger=getattr(event, "trigger", None),
-        thread=getattr(event, "thread", None),
+        trigger=event.trigger,
+        thread=event.thread,
     )
 
 
