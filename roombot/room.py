@@ -398,6 +398,10 @@ class RoomStage:
         self._expire(now, silences, out)
         return out
 
+    def owed(self) -> int:
+        """Group card edits due and not yet made (the end of a burst is still coming)."""
+        return sum(1 for g in self._groups.values() if g.dirty)
+
     def next_deadline(self, silences: Sequence[Silence] = ()) -> float | None:
         """When `tick` next has work."""
         due: list[float] = []

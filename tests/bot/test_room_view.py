@@ -52,7 +52,9 @@ async def settled(bot: Bot, timeout: float = 90) -> None:
     """Until the outbox owes nothing and the stage has nothing due."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if bot.outbox.counts()["pending"] == 0 and bot.pipeline.room.next_deadline() is None:
+        p = bot.pipeline
+        idle = p.machine.open_turns == 0 and p.room.owed() == 0
+        if idle and bot.outbox.counts()["pending"] == 0:
             return
         await asyncio.sleep(0.1)
     raise TimeoutError(f"still owed: {bot.outbox.counts()}")
