@@ -774,7 +774,10 @@ class MatrixShell:
             return Rejected(f"notice {notice.key} holds no card")
         attachment = notice.attachment
         if notice.action is Action.GROUP_EDIT:
-            target = self.outbox.get((notice.place or {}).get("target", ""))
+            place = notice.place or {}
+            if self.outbox.fresher_edit_sent(place.get("target", ""), tuple(place.get("rank", ()))):
+                return Skipped("a later state of the group card is in the room already")
+            target = self.outbox.get(place.get("target", ""))
             if target is None or target.event_id is None:
                 return Rejected(f"no sent group card for {notice.key} to edit")
             return cards_notice.build_edit(target.event_id, err, msgtype=msgtype, mentions=())

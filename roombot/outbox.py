@@ -131,6 +131,15 @@ def error_from_json(text: str) -> TurnError:
     return TurnError(**{k: v for k, v in data.items() if k in known})
 
 
+def edit_rank(error: TurnError) -> tuple[int, int, int]:
+    """How far along a group card's edit is: later states rank higher (a group only
+    grows, and its recovery is its last word)."""
+    g = error.group
+    if g is None:
+        return (0, 0, 0)
+    return (int(g.recovered_at is not None), g.count, g.retracted)
+
+
 def _ref_json(ref: Ref | None) -> dict[str, str] | None:
     if ref is None:
         return None
@@ -333,7 +342,7 @@ class Outbox:
                     turn=turn,
                     action=Action.GROUP_EDIT,
                     error=error,
-                    place={"target": target},
+                    place={"target": target, "rank": list(edit_rank(error))},
                 )
             case React(room, key, turn, target, emoji, after):
                 relation = {"rel_type": "m.annotation", "event_id": target, "key": emoji}
@@ -617,6 +626,17 @@ class Outbox:
                 (room, turn),
             ).fetchone()
         return _row(r) if r else None
+
+    def fresher_edit_sent(self, target: str, rank: tuple[int, ...]) -> bool:
+        """Whether an edit of group card `target` ranking above `rank` is in the room:
+        an older state that comes after it (a replay) is then not sent at all."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT place FROM notices WHERE action='group_edit' AND state='sent' "
+                "AND json_extract(place, '$.target') = ?",
+                (target,),
+            ).fetchall()
+        return any(tuple(json.loads(r[0]).get("rank", ())) > rank for r in rows)
 
     def get(self, key: str) -> Notice | None:
         with self._lock:

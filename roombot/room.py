@@ -562,7 +562,10 @@ class RoomStage:
         g.edits += 1
         g.last_edit = now
         g.dirty = False
-        key = f"group:{g.gid}/{last}" if last else f"group:{g.gid}/edit/{g.edits}"
+        # Named for the state it shows, not for its number: a replay that ticks at other
+        # moments (ticks not yet journalled died with the process) shows the same state
+        # under the same key, and a new state under a new one.
+        key = f"group:{g.gid}/{last}" if last else f"group:{g.gid}/edit/{g.count}.{g.retracted}"
         out.append(GroupEdit(g.room, key, g.root_turn, g.root, self._group_card(g)))
 
     def _group_card(self, g: _Group) -> TurnError:

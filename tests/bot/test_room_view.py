@@ -5,21 +5,28 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
 
+import aiohttp
 import pytest
 
 from cards.codec import CARD_KEY, read_payload
 from cards.shape import TurnError
 from roombot.bot import Bot
-from roombot.devserver import DevServer
-from roombot.events import Event, StopReason, TurnEnded, TurnOutput, TurnStarted
+from roombot.devserver import DevServer, free_port
+from roombot.events import Event, StopReason, TurnEnded, TurnOutput, TurnStarted, event_to_json
+from roombot.outbox import Outbox
 from roombot.relations import TRIGGER_MISSING
 from roombot.viewer import Seen
 from tests.bot.helpers import Team, make_team, running
 
+TOKEN = "room-view-test-token-0123456789"
 FAST = "[turns]\nsettle = 0.2\ngrace = 0.2\n"
 
 
@@ -170,4 +177,80 @@ async def test_a_storm_of_two_kinds_folds_into_two_group_cards(
         await team.member.wait_for(team.room_id, sent, sender=team.bot.user_id, timeout=120)
         check_storm(team)
     finally:
+        await team.member.close()
+
+
+def storm_json(room: str) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
+    for i, events in enumerate(storm_events(room)):
+        for j, e in enumerate(events):
+            out.append({**event_to_json(e), "event_id": f"s{i:03}-{j}"})
+    return out
+
+
+async def test_the_storm_with_the_bot_sigkilled_loses_nothing_and_doubles_nothing(
+    synapse: DevServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("ROOMBOT_ROOM_TOKEN", TOKEN)
+    api_port = free_port()
+    extra = (
+        f'[api]\nport = {api_port}\n[[api.sources]]\nname = "ci"\n'
+        f'token_env = "ROOMBOT_ROOM_TOKEN"\nrooms = ["*"]\n' + FAST
+    )
+    team = await make_team(
+        synapse, tmp_path, encrypted=True, extra=extra, room_extra="group_interval = 2\n"
+    )
+    env = {**os.environ, "ROOMBOT_ROOM_TOKEN": TOKEN}
+    log = tmp_path / "bot.log"
+    outbox = Outbox(team.config().outbox.path)
+
+    def start() -> subprocess.Popen[bytes]:
+        with log.open("ab") as out:
+            return subprocess.Popen(
+                [sys.executable, "-m", "roombot", "run", "-c", str(team.config_path)],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env=env,
+            )
+
+    api = f"http://127.0.0.1:{api_port}"
+    proc = start()
+    try:
+        async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {TOKEN}"}) as http:
+            deadline = time.monotonic() + 60
+            events = storm_json(team.room_id)
+            while events:
+                assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
+                try:
+                    async with http.post(api + "/v1/batch", json={"events": events[:40]}) as r:
+                        assert r.status == 202, await r.text()
+                        events = events[40:]
+                except aiohttp.ClientConnectionError:
+                    await asyncio.sleep(0.2)  # the API is not up yet
+        deadline = time.monotonic() + 120
+        while outbox.counts()["sent"] < 40:  # the storm is going out: kill the bot now
+            assert proc.poll() is None and time.monotonic() < deadline, log.read_text()[-3000:]
+            await asyncio.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        assert outbox.counts()["pending"] > 0, "the storm was out before the kill"
+        proc = start()
+        deadline = time.monotonic() + 240
+        while True:
+            await team.member.sync(500)
+            try:
+                check_storm(team)
+                break
+            except (AssertionError, KeyError):
+                assert proc.poll() is None, log.read_text()[-3000:]
+                if time.monotonic() > deadline:
+                    raise
+        assert not team.member.undecryptable
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(30) == 0, log.read_text()[-3000:]
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+        outbox.close()
         await team.member.close()
