@@ -38,6 +38,7 @@ from roombot.private_files import private_dir
 from roombot.redact import Redactor
 from roombot.room import RoomStage
 from roombot.room_reader import RoomReader
+from roombot.silence_store import SilenceStore
 from roombot.turns import TurnMachine
 
 log = logging.getLogger("roombot.bot")
@@ -71,7 +72,11 @@ class Bot:
         Scraped(self._families, self.registry)
         self.shell.on_rooms_changed.append(self.courier.wake)
         # Commands from the rooms, and the node desk the report API serves to nodes.
-        self.reader = RoomReader(self.outbox, config.rooms, redactor=self.redactor)
+        # Silences set from the rooms: in the outbox's file, on their own connection.
+        self.silences = SilenceStore(self.outbox.path)
+        self.reader = RoomReader(
+            self.outbox, config.rooms, redactor=self.redactor, silences=self.silences
+        )
         self.shell.reader = self.reader
         # Sources -> journal -> turn rules -> outbox. Always running (the demo and
         # tests feed it directly); the report API in front of it only when configured.
@@ -204,6 +209,7 @@ class Bot:
                     reload_on_sighup=handle_signals,
                     registry=self.registry,
                     desk=self.reader,
+                    silences=self.silences,
                 )
             )
             log.info(
@@ -243,6 +249,7 @@ class Bot:
                 await runner.cleanup()
             await self.pipeline.stop()
             await self.shell.close()
+            self.silences.close()
             self.outbox.close()
             if handle_signals:
                 for sig in (signal.SIGTERM, signal.SIGINT):

@@ -2,13 +2,19 @@
 
 The Matrix shell hands every `m.room.message` it reads (decrypted in encrypted rooms)
 to `RoomReader.read` with the sender's power level; this is the one place room
-commands are taken (issue 17's silences belong here too). For each message:
+commands are taken. For each message:
 screen it (roomcommands.screen), claim its event id in the outbox's SQLite (a
 command runs at most once, across restarts), parse it, check the sender's power
 level against the room's `command_power`, then answer at once (help, usage,
 refusals) or hand a request to the node desk (plan, apply) and answer when the node
 does or after its timeout. Every answer is an outbox notice (`Action.ANSWER`) keyed
 by the command's event id, so it is sent exactly once like a card.
+
+Silences are set, listed and lifted here in the `SilenceStore` (roombot/silence_store.py)
+the bot opened on the outbox's file; a silence covers the room's id and every name the
+configuration gives it. The store is told the command's event id, so a crash between
+the silence and its answer gives, at the next start, the answer of the silence that
+was set rather than a second silence.
 
 It is also what the report API's node routes talk to (`roombot.api.desk.Desk`).
 """
@@ -24,6 +30,7 @@ from roombot.config import RoomConfig
 from roombot.node_desk import Finished, NodeDesk, Refused, Request, ResultIn
 from roombot.outbox import Outbox
 from roombot.redact import Redactor
+from roombot.silence_store import SilenceStore
 
 log = logging.getLogger("roombot.commands")
 
@@ -38,7 +45,11 @@ OUTCOMES = (
     "node_ok",
     "node_refused",
     "timed_out",
+    "silence_set",
+    "silence_lifted",
 )
+# Active silences one room may hold: each is looked at for every failure in the room.
+MAX_ACTIVE_SILENCES = 100
 
 
 def _reporter_names() -> tuple[str, ...]:
@@ -57,8 +68,10 @@ class RoomReader:
         reporters: Collection[str] | None = None,
         clock: Callable[[], float] = time.time,
         redactor: Redactor | None = None,
+        silences: SilenceStore | None = None,
     ) -> None:
         self.rooms = tuple(rooms)
+        self.silences = silences  # None: this reader sets no silences (it says so)
         # A node's texts are a harness's configuration: the context lines of a diff can
         # hold a provider's key. They pass the bot's redaction before any notice holds them.
         self.redactor = redactor or Redactor()
@@ -75,6 +88,10 @@ class RoomReader:
         # A command claimed but never answered: the bot stopped while a node's answer
         # was awaited. The room hears so instead of waiting forever.
         for event_id, room in outbox.unanswered_commands():
+            made = None if silences is None else silences.by_command(event_id)
+            if made is not None:  # the silence was set; only its answer was not stored
+                self._answer(room, event_id, rc.silence_answer(made))
+                continue
             self._answer(
                 room,
                 event_id,
@@ -133,7 +150,75 @@ class RoomReader:
                 self.outcomes["answered"] += 1
             case rc.Plan() | rc.Apply():
                 self._pass_on(msg, command, refs | {msg.room}, now)
+            case rc.SetSilence() | rc.ListSilences() | rc.Unsilence():
+                self._silence(msg, command, refs | {msg.room}, now)
         return True
+
+    def _silence(
+        self,
+        msg: rc.Incoming,
+        command: rc.SetSilence | rc.ListSilences | rc.Unsilence,
+        refs: frozenset[str],
+        now: float,
+    ) -> None:
+        store = self.silences
+        if store is None:
+            self._answer(msg.room, msg.event_id, rc.refused(command, "this bot keeps no silences"))
+            self.outcomes["refused_desk"] += 1
+            return
+        mine = [s for s in store.snapshot() if s.rooms & refs]
+        match command:
+            case rc.SetSilence(matchers, duration, reason):
+                if sum(s.active(now) for s in mine) >= MAX_ACTIVE_SILENCES:
+                    self._answer(msg.room, msg.event_id, rc.too_many_silences(MAX_ACTIVE_SILENCES))
+                    self.outcomes["refused_desk"] += 1
+                    return
+                made = store.add(
+                    rooms=refs,
+                    matchers=matchers,
+                    duration=duration,
+                    reason=reason,
+                    by=msg.sender,
+                    command=msg.event_id,
+                )
+                log.info(
+                    "silence set",
+                    extra={
+                        "room": msg.room,
+                        "silence": made.id,
+                        "matchers": made.describe(),
+                        "until": made.ends,
+                        "sender": msg.sender,
+                    },
+                )
+                self._answer(msg.room, msg.event_id, rc.silence_answer(made))
+                self.outcomes["silence_set"] += 1
+            case rc.ListSilences():
+                active = [s for s in mine if s.active(now)]
+                self._answer(msg.room, msg.event_id, rc.silences_answer(active))
+                self.outcomes["answered"] += 1
+            case rc.Unsilence(silence_id):
+                found = next((s for s in mine if s.id == silence_id), None)
+                if found is None:
+                    self._answer(msg.room, msg.event_id, rc.no_silence(silence_id))
+                    self.outcomes["refused_desk"] += 1
+                    return
+                fresh = found.lifted is None and found.active(now)
+                lifted = store.lift(silence_id, msg.sender) if fresh else found
+                if lifted is None:  # pruned in between
+                    self._answer(msg.room, msg.event_id, rc.no_silence(silence_id))
+                    self.outcomes["refused_desk"] += 1
+                    return
+                fresh = fresh and lifted.lifted_by == msg.sender and lifted.lifted is not None
+                if fresh:
+                    log.info(
+                        "silence lifted",
+                        extra={"room": msg.room, "silence": silence_id, "sender": msg.sender},
+                    )
+                    self.outcomes["silence_lifted"] += 1
+                else:
+                    self.outcomes["answered"] += 1
+                self._answer(msg.room, msg.event_id, rc.lifted_answer(lifted, fresh))
 
     def _pass_on(
         self, msg: rc.Incoming, command: rc.Plan | rc.Apply, refs: frozenset[str], now: float

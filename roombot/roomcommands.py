@@ -18,20 +18,29 @@ Which messages are read at all (`screen`):
 
 Who may run a command (`permitted`): a member whose power level in the room is at
 least the room's `command_power` (default 50, a moderator). `help` too: its
-answer tells a member what they could do, and costs a notice.
+answer tells a member what they could do, and costs a notice. So do `silences`
+(what is held back in a room is the room's moderators' business) and `unsilence`.
+
+Silences (`silence`, `silences`, `unsilence`): the matchers and the duration are
+parsed by `roombot.silences`; the reason is the rest of the message's words, up to
+`silences.MAX_REASON` characters, stored as typed and shown through `foreign`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Mapping
+import time
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, Final
 
 from cards.html import escape
 from cards.text import cut_shown, shown, shown_name, valid_text
+from roombot import silences
 from roombot.node_name import NAME
+from roombot.silence_store import ID_SHAPE
+from roombot.silences import Silence, SilenceError
 
 PREFIX: Final = "!roombot"
 DEFAULT_POWER: Final = 50
@@ -40,6 +49,8 @@ MAX_AGE_MS: Final = 10 * 60 * 1000
 NODE: Final = NAME  # a node as the agent names itself
 REPORTER: Final = re.compile(r"[a-z][a-z0-9\-]{0,31}")
 DIGEST: Final = re.compile(r"[0-9a-f]{64}")
+SILENCE_ID: Final = ID_SHAPE  # a silence's id, as roombot.silence_store makes them
+LISTED: Final = 30  # silences one `!roombot silences` answer lists at most
 ACTIONS: Final = ("enable", "disable")
 # What an answer shows of a node's texts: a diff up to this many lines and characters,
 # a sentence up to this many characters.
@@ -53,6 +64,9 @@ class Op(StrEnum):
     HELP = "help"
     PLAN = "plan"
     APPLY = "apply"
+    SILENCE = "silence"
+    SILENCES = "silences"
+    UNSILENCE = "unsilence"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +90,25 @@ class Apply:
 
 
 @dataclass(frozen=True, slots=True)
+class SetSilence:
+    matchers: tuple[tuple[str, str], ...]
+    duration: float  # seconds
+    reason: str = ""
+    op: Op = Op.SILENCE
+
+
+@dataclass(frozen=True, slots=True)
+class ListSilences:
+    op: Op = Op.SILENCES
+
+
+@dataclass(frozen=True, slots=True)
+class Unsilence:
+    id: str
+    op: Op = Op.UNSILENCE
+
+
+@dataclass(frozen=True, slots=True)
 class Usage:
     """A message addressed to the bot that is no command it knows: what was wrong."""
 
@@ -83,7 +116,7 @@ class Usage:
     op: None = None
 
 
-Command = Help | Plan | Apply | Usage
+Command = Help | Plan | Apply | SetSilence | ListSilences | Unsilence | Usage
 
 
 def _word(text: str, limit: int = 40) -> str:
@@ -106,6 +139,8 @@ def parse(body: str, reporters: Collection[str]) -> Command | None:
     words = stripped.split()[1:]
     if not words or words == ["help"]:
         return Help()
+    if words[0] in (Op.SILENCE, Op.SILENCES, Op.UNSILENCE):
+        return _parse_silence(words[0], words[1:])
     if words[0] != "reporters":
         return Usage(f"unknown command {_word(words[0])!r}")
     rest = words[1:]
@@ -133,6 +168,32 @@ def parse(body: str, reporters: Collection[str]) -> Command | None:
             return Usage(f"{_word(digest, 70)!r} is not a plan digest (64 hex digits)")
         return Apply(node, digest)
     return Usage(f"unknown reporters command {_word(rest[0])!r}")
+
+
+def _parse_silence(op: str, rest: list[str]) -> Command:
+    if op == Op.SILENCES:
+        return ListSilences() if not rest else Usage("`silences` takes nothing more")
+    if op == Op.UNSILENCE:
+        if len(rest) != 1:
+            return Usage("`unsilence` takes one silence ID, as `silences` lists them")
+        if not SILENCE_ID.fullmatch(rest[0].lower()):
+            return Usage(f"{_word(rest[0])!r} is not a silence ID (like s4k2m9q)")
+        return Unsilence(rest[0].lower())
+    at = next((i for i, w in enumerate(rest) if silences.is_duration(w.lower())), None)
+    if at is None:
+        return Usage(
+            "`silence` takes MATCHER... DURATION [REASON], "
+            "e.g. kind=quota provider=openai 2h; no duration like 30m, 2h or 1d was given"
+        )
+    try:
+        matchers = silences.parse_matchers(rest[:at])
+        duration = silences.parse_duration(rest[at].lower())
+    except SilenceError as e:
+        return Usage(shown_name(str(e)))
+    reason = " ".join(rest[at + 1 :])
+    if len(reason) > silences.MAX_REASON:
+        return Usage(f"the reason is longer than {silences.MAX_REASON} characters")
+    return SetSilence(matchers, duration, reason)
 
 
 # -- which messages are read ------------------------------------------------------------
@@ -231,31 +292,48 @@ def foreign(text: str, chars: int = TEXT_CHARS) -> str:
     return cut_shown(text, chars) + f"… [{len(text) - chars:,} more characters not shown]"
 
 
-def _commands_plain(power: int) -> list[str]:
+_COMMANDS: Final = (
+    ("!roombot help", "this list"),
+    (
+        "!roombot reporters plan NODE NAME enable|disable",
+        "the node plans the change and the bot posts its diff and digest (nothing is written)",
+    ),
+    (
+        "!roombot reporters apply NODE DIGEST",
+        "the node applies that plan, only if its files still hash as planned (a backup of "
+        "each file first; nothing is restarted)",
+    ),
+    (
+        "!roombot silence MATCHER... DURATION [REASON]",
+        "post no card for the failures that match, for 1m to 30d (e.g. kind=quota "
+        "provider=openai 2h); one notice sums up what it held back when it ends",
+    ),
+    ("!roombot silences", "the silences active in this room, with their IDs"),
+    ("!roombot unsilence ID", "lift a silence now"),
+)
+
+
+def _notes(power: int) -> list[str]:
     return [
-        "!roombot help — this list",
-        "!roombot reporters plan NODE NAME enable|disable — the node plans the change "
-        "and the bot posts its diff and digest (nothing is written)",
-        "!roombot reporters apply NODE DIGEST — the node applies that plan, only if its "
-        "files still hash as planned (a backup of each file first; nothing is restarted)",
+        f"Matchers: field=value with field one of {', '.join(silences.FIELDS)}; a value may "
+        "use * and ?.",
         f"Commands are taken from members with power level {power} or more in this room; "
-        "a node takes them only once it has opted in "
+        "a node takes reporters commands only once it has opted in "
         "(roombot node plugin-management enable).",
     ]
 
 
 def help_answer(power: int, reporters: Collection[str]) -> Answer:
-    lines = _commands_plain(power)
     names = ", ".join(sorted(reporters)) or "none"
-    plain = "roombot commands:\n" + "\n".join(f"  {line}" for line in lines[:3])
-    plain += f"\nReporters: {names}.\n{lines[3]}"
-    items = "".join(
-        f"<li>{_code(line.split(' — ')[0])} — {escape(line.split(' — ')[1])}</li>"
-        for line in lines[:3]
-    )
+    notes = _notes(power)
+    plain = "roombot commands:\n" + "\n".join(f"  {c} — {d}" for c, d in _COMMANDS)
+    plain += f"\nReporters: {names}.\n" + "\n".join(notes)
+    items = "".join(f"<li>{_code(c)} — {escape(d)}</li>" for c, d in _COMMANDS)
     html = (
         "<p><b>roombot commands</b></p>"
-        f"<ul>{items}</ul>" + _para("Reporters: ", escape(names), ".") + _para(escape(lines[3]))
+        f"<ul>{items}</ul>"
+        + _para("Reporters: ", escape(names), ".")
+        + "".join(_para(escape(n)) for n in notes)
     )
     return Answer(plain, html)
 
@@ -266,19 +344,24 @@ def usage_answer(problem: str, power: int, reporters: Collection[str]) -> Answer
     return Answer(f"{first}\n{usage.plain}", _para(escape(first)) + usage.html.split("</p>", 1)[1])
 
 
+_WHAT: Final = {
+    Plan: "reporters plan",
+    Apply: "reporters apply",
+    SetSilence: "silence",
+    ListSilences: "silences",
+    Unsilence: "unsilence",
+}
+
+
 def what(command: Command) -> str:
-    if isinstance(command, Plan):
-        return "reporters plan"
-    if isinstance(command, Apply):
-        return "reporters apply"
-    return "roombot commands"
+    return _WHAT.get(type(command), "roombot commands")
 
 
 def refusal(command: Command, level: int, needed: int) -> Answer:
+    name = what(command)
     text = (
         f"Refused: only members with power level {needed} or more may run "
-        f"{'!roombot ' + what(command) if isinstance(command, Plan | Apply) else what(command)}"
-        " in this room; "
+        f"{'!roombot ' + name if type(command) in _WHAT else name} in this room; "
         f"your power level here is {level}."
     )
     return Answer(text, _para(escape(text)))
@@ -391,3 +474,125 @@ def applied_answer(command: Apply, text: str, late: bool = False) -> Answer:
     )
     body = foreign(text)
     return Answer(f"{head}\n{body}", _para("<b>", escape(head), "</b><br>", escape(body)))
+
+
+# -- silences -----------------------------------------------------------------------------
+
+
+def utc(seconds: float) -> str:
+    """A time as the answers show it: `2026-12-01 14:00 UTC`."""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(seconds))
+
+
+def span(seconds: float) -> str:
+    """A duration as it would be typed: `2h`, `1h30m`, `3d`, `45s`."""
+    rest = round(seconds)
+    parts = []
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60), ("s", 1)):
+        n, rest = divmod(rest, size)
+        if n:
+            parts.append(f"{n}{unit}")
+    return "".join(parts) or "0s"
+
+
+def _member(user: str) -> str:
+    return cut_shown(shown_name(user), 120)
+
+
+def _reason(silence: Silence) -> str:
+    return foreign(silence.reason, silences.MAX_REASON) if silence.reason else ""
+
+
+def silence_answer(silence: Silence) -> Answer:
+    """A silence just set (or found set by the same command at a restart)."""
+    what_ = silence.describe()
+    head = (
+        f"Silenced {what_} in this room for {span(silence.ends - silence.starts)}, "
+        f"until {utc(silence.ends)} (ID {silence.id})."
+    )
+    tail = (
+        "Matching failures post no card while it holds; one notice sums them up when it "
+        f"ends. Lift it sooner with: !roombot unsilence {silence.id}"
+    )
+    why = _reason(silence)
+    plain = head + (f"\nReason: {why}" if why else "") + "\n" + tail
+    html = (
+        _para(
+            "Silenced ",
+            _code(what_),
+            f" in this room for {escape(span(silence.ends - silence.starts))}, until "
+            f"{escape(utc(silence.ends))} (ID {_code(silence.id)}).",
+        )
+        + (_para("Reason: ", escape(why)) if why else "")
+        + _para(
+            "Matching failures post no card while it holds; one notice sums them up when it "
+            "ends. Lift it sooner with: ",
+            _code(f"!roombot unsilence {silence.id}"),
+        )
+    )
+    return Answer(plain, html)
+
+
+def silences_answer(active: Sequence[Silence]) -> Answer:
+    """The room's active silences, earliest first, at most LISTED of them."""
+    if not active:
+        text = "No silence is active in this room."
+        return Answer(text, _para(escape(text)))
+    head = f"Silences active in this room ({len(active)}):"
+    shown_ = active[:LISTED]
+    lines: list[str] = []
+    items: list[str] = []
+    for s in shown_:
+        why = _reason(s)
+        by = _member(s.by)
+        lines.append(
+            f"  {s.id}  {s.describe()} — until {utc(s.until)} — by {by}"
+            + (f" — {why}" if why else "")
+        )
+        items.append(
+            f"<li>{_code(s.id)} {_code(s.describe())} — until {escape(utc(s.until))} — by "
+            f"{escape(by)}" + (f" — {escape(why)}" if why else "") + "</li>"
+        )
+    more = len(active) - len(shown_)
+    note = f"… and {more} more (the report API lists them all: GET /v1/silences)" if more else ""
+    plain = "\n".join([head, *lines, *([note] if note else [])])
+    html = (
+        _para("<b>", escape(head), "</b>")
+        + f"<ul>{''.join(items)}</ul>"
+        + (_para(escape(note)) if note else "")
+    )
+    return Answer(plain, html)
+
+
+def lifted_answer(silence: Silence, fresh: bool) -> Answer:
+    """The answer to `unsilence`: lifted by this command (`fresh`), or over already."""
+    what_ = silence.describe()
+    if fresh:
+        text = (
+            f"Lifted silence {silence.id} ({what_}), set by {_member(silence.by)} "
+            f"until {utc(silence.ends)}; what it held back is summed up next."
+        )
+    elif silence.lifted is not None:
+        text = (
+            f"Silence {silence.id} ({what_}) was lifted already, at {utc(silence.lifted)} "
+            f"by {_member(silence.lifted_by or '')}."
+        )
+    else:
+        text = f"Silence {silence.id} ({what_}) has ended already, at {utc(silence.ends)}."
+    return Answer(text, _para(escape(text)))
+
+
+def no_silence(silence_id: str) -> Answer:
+    text = (
+        f"Refused: !roombot unsilence: no silence {silence_id} in this room "
+        "(!roombot silences lists them)."
+    )
+    return Answer(text, _para(escape(text)))
+
+
+def too_many_silences(limit: int) -> Answer:
+    text = (
+        f"Refused: !roombot silence: this room has {limit} silences active already; "
+        "lift one first (!roombot silences lists them)."
+    )
+    return Answer(text, _para(escape(text)))

@@ -16,6 +16,7 @@ from roombot.api.metrics import ApiMetrics
 from roombot.api.settings import ApiSettings
 from roombot.api.sink import Sink
 from roombot.metrics import bot_registry
+from roombot.silence_store import SilenceStore
 
 ROUTES: tuple[tuple[str, str, handlers.Handler], ...] = (
     ("POST", "/v1/events", handlers.post_event),
@@ -26,6 +27,7 @@ ROUTES: tuple[tuple[str, str, handlers.Handler], ...] = (
     ("GET", "/v1/nodes", handlers.get_nodes),
     ("GET", "/v1/nodes/{node}/requests", handlers.get_node_requests),
     ("POST", "/v1/nodes/{node}/results", handlers.post_node_results),
+    ("GET", "/v1/silences", handlers.get_silences),
     ("GET", "/healthz", handlers.healthz),
     ("GET", "/metrics", handlers.metrics),
 )
@@ -37,6 +39,7 @@ def make_app(
     registry: CollectorRegistry | None = None,
     *,
     desk: Desk | None = None,
+    silences: SilenceStore | None = None,
 ) -> web.Application:
     """The API app; its /metrics renders `registry` (the bot's, so both ports say the same)."""
     # client_max_size stops a body sent without a length (chunked) at the limit too.
@@ -47,6 +50,7 @@ def make_app(
     app[keys.SETTINGS] = settings
     app[keys.SINK] = sink
     app[keys.DESK] = desk
+    app[keys.SILENCES] = silences
     app[keys.TOKENS] = Tokens(settings.sources)
     app[keys.LIMITS] = RateLimits(settings.sources)
     app[keys.METRICS] = ApiMetrics(bot_registry() if registry is None else registry, sink)

@@ -26,11 +26,13 @@ from roombot.node_desk import Refused
 from roombot.nodes import NodeClaimed, NodeState
 from roombot.observe import metrics_response
 from roombot.pipeline import Ack, TurnStatus, Unavailable
+from roombot.silences import Silence
 
 __all__ = [
     "Handler",
     "get_node_requests",
     "get_nodes",
+    "get_silences",
     "get_turn",
     "healthz",
     "metrics",
@@ -229,6 +231,45 @@ async def post_node_results(request: web.Request) -> web.Response:
     except Refused as e:
         raise refuse(409, str(e), field="node") from None
     return web.json_response({"taken": len(results) - len(unknown), "unknown": unknown})
+
+
+# An ended silence stays listed this long, so a dashboard sees what just ended.
+ENDED_SHOWN = 3600.0
+
+
+def _silence(s: Silence, now: float) -> dict[str, Any]:
+    state = "active" if s.active(now) else ("lifted" if s.lifted is not None else "ended")
+    return {
+        "id": s.id,
+        "state": state,
+        "rooms": sorted(s.rooms),
+        "matchers": dict(s.matchers),
+        "describe": s.describe(),
+        "starts": s.starts,
+        "ends": s.ends,
+        "until": s.until,
+        "reason": s.reason,
+        "by": s.by,
+        "lifted": s.lifted,
+        "lifted_by": s.lifted_by,
+    }
+
+
+async def get_silences(request: web.Request) -> web.Response:
+    """The silences active now and those ended within the last hour, in the rooms this
+    source may post to (every one to a source allowed every room)."""
+    store = request.app[keys.SILENCES]
+    if store is None:
+        raise refuse(503, "this server keeps no silences")
+    source = request[keys.SOURCE]
+    now = store.clock()
+    seen = [
+        _silence(s, now)
+        for s in store.snapshot()
+        if now - s.until < ENDED_SHOWN
+        and (source.all_rooms or any(source.allows(r) for r in s.rooms))
+    ]
+    return web.json_response({"now": now, "silences": seen})
 
 
 async def healthz(request: web.Request) -> web.Response:

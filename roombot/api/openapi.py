@@ -32,6 +32,7 @@ _NAMES = {
     "requests": "Requests",
     "results": "Results",
     "taken": "Taken",
+    "silences": "Silences",
 }
 
 
@@ -235,6 +236,19 @@ def build() -> dict[str, Any]:
                         s409="this source's token did not ask for this node's work",
                         s503="this server does not serve room commands",
                     ),
+                },
+            }
+        },
+        "/v1/silences": {
+            "get": {
+                "summary": "The silences set from the rooms this source may post to",
+                "description": "Active silences, and those that ended (or were lifted) "
+                "within the last hour, marked by `state`, earliest first. A source allowed "
+                "every room sees every silence; another source those of its rooms. Set from "
+                "the room with `!roombot silence`; see docs/room-commands.md.",
+                "responses": {
+                    "200": _json("Silences", "the silences (possibly none)"),
+                    **_errors(401, 503, s503="this server keeps no silences"),
                 },
             }
         },

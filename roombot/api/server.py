@@ -18,6 +18,7 @@ from roombot.api.desk import Desk
 from roombot.api.settings import ApiSettings
 from roombot.api.sink import Sink
 from roombot.api.tls import ServerCert
+from roombot.silence_store import SilenceStore
 
 
 async def serve_api(
@@ -27,9 +28,10 @@ async def serve_api(
     reload_on_sighup: bool = True,
     registry: CollectorRegistry | None = None,
     desk: Desk | None = None,
+    silences: SilenceStore | None = None,
 ) -> web.AppRunner:
     """Listen on settings.host:port; `runner.cleanup()` stops it (and the SIGHUP handler)."""
-    app = make_app(settings, sink, registry, desk=desk)
+    app = make_app(settings, sink, registry, desk=desk, silences=silences)
     cert = None
     if settings.tls_cert_file is not None and settings.tls_key_file is not None:
         cert = ServerCert(settings.tls_cert_file, settings.tls_key_file)

@@ -27,7 +27,17 @@ from roombot.nodes import NodeInfo
 from roombot.roomcommands import NODE
 
 BODY_SCHEMAS = ("batch", "report", "heartbeat", "results")
-RESPONSE_SCHEMAS = ("ack", "error", "turn", "health", "beat", "nodes", "requests", "taken")
+RESPONSE_SCHEMAS = (
+    "ack",
+    "error",
+    "turn",
+    "health",
+    "beat",
+    "nodes",
+    "requests",
+    "taken",
+    "silences",
+)
 MAX_DEPTH = 64  # deeper JSON is refused before it can exhaust the stack
 
 

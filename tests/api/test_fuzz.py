@@ -35,6 +35,7 @@ from roombot.api.settings import ApiSettings
 from roombot.outbox import Outbox
 from roombot.pipeline import Pipeline
 from roombot.room_reader import RoomReader
+from roombot.silence_store import SilenceStore
 from roombot.turns import TurnMachine
 from tests.api.conftest import RULES, auth, sources
 
@@ -84,7 +85,14 @@ class Server:
         outbox = Outbox(self.state / "outbox.sqlite3")
         self.pipeline = Pipeline(self.state / "journal.sqlite3", TurnMachine(RULES), outbox)
         await self.pipeline.start()
-        app = make_app(ApiSettings(sources=sources()), self.pipeline, desk=RoomReader(outbox))
+        silences = SilenceStore(outbox.path)
+        silences.add(rooms={"!a:hs"}, matchers=[("kind", "quota")], duration=3600, by="@m:hs")
+        app = make_app(
+            ApiSettings(sources=sources()),
+            self.pipeline,
+            desk=RoomReader(outbox, silences=silences),
+            silences=silences,
+        )
         runner = web.AppRunner(app)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", 0).start()
@@ -93,6 +101,7 @@ class Server:
         await self._stop.wait()
         await runner.cleanup()
         await self.pipeline.stop()
+        silences.close()
         outbox.close()
 
 

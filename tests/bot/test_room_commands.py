@@ -254,3 +254,78 @@ async def test_history_shown_on_joining_is_never_a_command(
             assert running_bot.reader.read_count == 1
     finally:
         await mod.close()
+
+
+async def test_silences_set_listed_and_lifted_in_an_encrypted_room(
+    synapse: DevServer, tmp_path: Path
+) -> None:
+    """A moderator sets a silence in an encrypted room and is answered (encrypted); a
+    member without power is refused with the reason and sets nothing; `silences` lists
+    it, also after a restart (the store is durable); `unsilence` lifts it."""
+    from roombot.config import load_config
+
+    bot, _, mod = await bot_and_member(synapse, tmp_path / "mod")
+    other_user = synapse.register_user(unique_name("member"))
+    other = Viewer(synapse.url, other_user.user_id, other_user.password, tmp_path / "other")
+    await other.login()
+    count = 0
+    try:
+        room = await mod.create_room(encrypted=True, invite=(bot.user_id, other_user.user_id))
+        await other.join(room)
+        config = write_config(tmp_path / "bot", synapse, bot, [room])
+
+        async def say(viewer: Viewer, body: str) -> str:
+            nonlocal count
+            await viewer.sync(0)
+            await viewer.send_text(room, body)
+            count += 1
+            seen = await mod.wait_for(room, count, sender=bot.user_id, timeout=60)
+            last = seen[-1]
+            assert last.encrypted and last.content["msgtype"] == "m.notice"
+            assert last.content["m.mentions"] == {}
+            return str(last.content["body"])
+
+        async with running(load_config(config)) as running_bot:
+            await mod.wait_member(room, bot.user_id)
+            await other.wait_member(room, bot.user_id)
+            await mod.sync(0)
+            set_ = await say(
+                mod, "!roombot silence kind=quota provider=openai 2h quota <b>spent</b>"
+            )
+            (made,) = running_bot.silences.snapshot()
+            assert set_.startswith(
+                "Silenced kind=quota provider=openai in this room for 2h, until "
+            ), set_
+            assert f"(ID {made.id})" in set_ and "Reason: quota <b>spent</b>" in set_
+            assert made.rooms == {room} and made.by == mod.user_id
+            assert made.matchers == (("kind", "quota"), ("provider", "openai"))
+
+            refused = await say(other, "!roombot silence kind=auth 1h")
+            assert refused == (
+                "Refused: only members with power level 50 or more may run !roombot silence "
+                "in this room; your power level here is 0."
+            )
+            refused = await say(other, f"!roombot unsilence {made.id}")
+            assert "may run !roombot unsilence in this room" in refused
+            assert running_bot.silences.snapshot() == (made,)
+
+            listed = await say(mod, "!roombot silences")
+            assert listed.splitlines()[0] == "Silences active in this room (1):"
+            assert listed.splitlines()[1].startswith(
+                f"  {made.id}  kind=quota provider=openai — until "
+            )
+            assert f"by {mod.user_id} — quota <b>spent</b>" in listed
+
+        async with running(load_config(config)) as again:
+            assert again.silences.snapshot() == (made,)
+            listed = await say(mod, "!roombot silences")
+            assert f"  {made.id}  kind=quota provider=openai" in listed
+            lifted = await say(mod, f"!roombot unsilence {made.id}")
+            assert lifted.startswith(f"Lifted silence {made.id} (kind=quota provider=openai)")
+            (now_lifted,) = again.silences.snapshot()
+            assert now_lifted.lifted is not None and now_lifted.lifted_by == mod.user_id
+            assert await say(mod, "!roombot silences") == "No silence is active in this room."
+            assert again.reader.outcomes["silence_lifted"] == 1
+    finally:
+        await mod.close()
+        await other.close()

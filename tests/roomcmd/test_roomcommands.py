@@ -42,7 +42,8 @@ def test_messages_not_for_the_bot_are_none(body: str) -> None:
 @pytest.mark.parametrize(
     ("body", "says"),
     [
-        ("!roombot silence 2h", "unknown command 'silence'"),
+        ("!roombot silence 2h", "needs at least one matcher"),
+        ("!roombot silenc kind=quota 2h", "unknown command 'silenc'"),
         ("!roombot reporters", "needs `plan` or `apply`"),
         ("!roombot reporters plan gpu-1 pi", "takes NODE NAME enable|disable"),
         ("!roombot reporters plan gpu-1 hermes enable", "no reporter named 'hermes' (known: "),
