@@ -88,7 +88,12 @@ class Bot:
             offline_after=config.nodes.offline_after,
             heartbeat_interval=config.nodes.heartbeat_interval,
             room=RoomStage({r.room: r.view for r in config.rooms}),
+            silences=self.silences.snapshot,
+            prune_silences=self.silences.prune,
         )
+        # A silence set or lifted changes what the stage holds back from now on, and
+        # may end one: the engine looks at once.
+        self.silences.subscribe(self.pipeline.poke)
         self.started = asyncio.Event()
         self._stop = asyncio.Event()
         self._runners: list[web.AppRunner] = []

@@ -188,12 +188,16 @@ class Pipeline:
         heartbeat_interval: float = DEFAULT_HEARTBEAT_INTERVAL,
         room: RoomStage | None = None,
         silences: Callable[[], Sequence[Silence]] = tuple,
+        prune_silences: Callable[[float], object] | None = None,
     ) -> None:
         self.path = Path(journal_path)
         # The room stage after the rules (roombot.room): rebuilt by the same replay, so
         # it answers the replayed decisions with the same actions (same keys).
         self.room = room if room is not None else RoomStage()
         self.silences = silences
+        # Silences are forgotten twice the horizon after they end: by then their summary
+        # is sent and no journal row that the replay reads is as old.
+        self.prune_silences = prune_silences
         self.redactor = Redactor() if redactor is None else redactor
         self.machine = machine
         self.outbox = outbox
@@ -213,6 +217,7 @@ class Pipeline:
         self._last_prune = 0.0
         self._hold_ticks_until = -math.inf
         self._stopping = False
+        self._loop: asyncio.AbstractEventLoop | None = None
         # What the API needs to know without asking SQLite: bounded by the pruning.
         # turn -> (room, event_id) of its first turn.started
         self._room: dict[str, tuple[str, str | None]] = {}
@@ -264,6 +269,20 @@ class Pipeline:
         if self._db is not None:
             await loop.run_in_executor(self._io, self._flush_and_close, self._take_dirty_nodes())
         self._io.shutdown(wait=True)
+
+    def poke(self) -> None:
+        """Look again now (a silence was set or lifted); safe from any thread."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._wake.set()
+        else:
+            loop.call_soon_threadsafe(self._wake.set)
 
     @property
     def started(self) -> bool:
@@ -542,7 +561,7 @@ class Pipeline:
                 self.counts["enqueued"] += 1
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
+        loop = self._loop = asyncio.get_running_loop()
         # Catch up with deadlines that passed while the bot was down.
         self._tick(self.clock())
         while not self._stopping:
@@ -645,6 +664,8 @@ class Pipeline:
             if at < now - self.horizon or self.machine.state(t) is None
         ]
         deleted = await loop.run_in_executor(self._io, self._prune, old, now)
+        if self.prune_silences is not None:
+            self.prune_silences(now - 2 * self.horizon)
         for turn in old:
             self._decided_at.pop(turn, None)
             self._room.pop(turn, None)
