@@ -322,6 +322,10 @@ async def test_silences_set_listed_and_lifted_in_an_encrypted_room(
             assert f"  {made.id}  kind=quota provider=openai" in listed
             lifted = await say(mod, f"!roombot unsilence {made.id}")
             assert lifted.startswith(f"Lifted silence {made.id} (kind=quota provider=openai)")
+            # The silence ended: the room stage sums up what it held back (nothing here).
+            count += 1
+            summary = (await mod.wait_for(room, count, sender=bot.user_id, timeout=60))[-1]
+            assert "While silenced: nothing was held back." in summary.content["body"]
             (now_lifted,) = again.silences.snapshot()
             assert now_lifted.lifted is not None and now_lifted.lifted_by == mod.user_id
             assert await say(mod, "!roombot silences") == "No silence is active in this room."

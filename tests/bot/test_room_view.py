@@ -254,3 +254,37 @@ async def test_the_storm_with_the_bot_sigkilled_loses_nothing_and_doubles_nothin
             proc.wait(10)
         outbox.close()
         await team.member.close()
+
+
+async def test_a_moderators_silence_holds_back_a_burst_and_sums_it_up(
+    synapse: DevServer, tmp_path: Path
+) -> None:
+    team = await make_team(synapse, tmp_path, encrypted=True, extra=FAST)
+    mod, room, bot_id = team.member, team.room_id, team.bot.user_id
+    try:
+        async with running(team.config()) as bot:
+            await mod.wait_member(room, bot_id)
+            await mod.send_text(room, "!roombot silence kind=quota provider=openai 1h outage")
+            answer = (await mod.wait_for(room, 1, sender=bot_id))[-1]
+            assert answer.encrypted and answer.content["body"].startswith("Silenced kind=quota")
+            (silence,) = bot.silences.snapshot()
+            for i in range(10):
+                await bot.pipeline.accept(failed(room, f"q{i}"))  # quota: held back
+            await bot.pipeline.accept(failed(room, "other", 503))  # not silenced
+            await settled(bot)
+            assert bot.pipeline.room.counts["silenced"] == 10
+            await mod.send_text(room, f"!roombot unsilence {silence.id}")
+            seen = await mod.wait_for(room, 4, sender=bot_id)
+            await settled(bot)
+        bodies = [str(s.content["body"]) for s in seen]
+        assert bodies[2].startswith(f"Lifted silence {silence.id}"), bodies
+        assert (
+            f"Silence {silence.id} (kind=quota provider=openai) lifted by {mod.user_id}"
+            in (bodies[3])
+        )
+        assert "While silenced: 10 quota failures from openai, " in bodies[3]
+        cards = [card(s) for s in seen if CARD_KEY in s.content]
+        assert [c.turn for c in cards] == ["other"]
+        assert all(s.encrypted for s in seen)
+    finally:
+        await mod.close()
