@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from roombot.config import ConfigError, load_config
+from roombot.room import Placement, RoomPolicy
 
 GOOD = """
 state_dir = "state"
@@ -49,6 +50,19 @@ def test_example_config_is_valid(monkeypatch: pytest.MonkeyPatch) -> None:
     c = load_config(EXAMPLE)
     assert c.rooms
     assert (c.nodes.heartbeat_interval, c.nodes.offline_after) == (10.0, 45.0)
+    # The example spells out the room stage's defaults.
+    assert c.rooms[0].view == RoomPolicy()
+
+
+def test_room_view_settings_are_read(tmp_path: Path) -> None:
+    text = GOOD.replace(
+        "loud = true",
+        'placement = "reply"\nreactions = true\ngroup_by = []\ngroup_interval = 5',
+    )
+    view = load_config(write(tmp_path, text)).rooms[0].view
+    assert view == RoomPolicy(
+        placement=Placement.REPLY, reactions=True, group_by=(), group_interval=5.0
+    )
 
 
 BAD = [
@@ -76,6 +90,12 @@ BAD = [
     (GOOD + "\n[nodes]\noffline_after = 10\n", "nodes.offline_after"),  # not above 10 s
     (GOOD + "\n[nodes]\nheartbeat_interval = 0\n", "nodes.heartbeat_interval"),
     (GOOD + "\n[nodes]\noffline = 10\n", "nodes.offline"),
+    (GOOD.replace("loud = true", 'placement = "side"'), "rooms[0].placement"),
+    (GOOD.replace("loud = true", "reactions = 1"), "rooms[0].reactions"),
+    (GOOD.replace("loud = true", 'group_by = ["colour"]'), "rooms[0].group_by[0]"),
+    (GOOD.replace("loud = true", 'group_by = ["kind", "kind"]'), "rooms[0].group_by"),
+    (GOOD.replace("loud = true", "group_window = -1"), "rooms[0].group_window"),
+    (GOOD.replace("loud = true", "group_thread_max = 1.5"), "rooms[0].group_thread_max"),
     ("this is = not toml [", "(syntax)"),
 ]
 
