@@ -162,6 +162,15 @@ class Bot:
         for outcome, n in self.reader.outcomes.items():
             commands.add_metric([outcome], n)
         yield commands
+        placed = counter(
+            "roombot_room_failures_total",
+            "Failed turns by what the room stage did with them (docs/room.md); "
+            "a restart's replay counts its journal again",
+            labels=("situation",),
+        )
+        for situation, n in self.pipeline.room.counts.items():
+            placed.add_metric([situation], n)
+        yield placed
         yield counter(
             "roombot_room_commands_replayed_total",
             "Commands seen again (a replayed sync, a restart) and left alone",
