@@ -7,7 +7,7 @@ STAMP   = $(VENV)/.installed-stamp
 # The statically checked parts: `cards` and the pure stages of `roombot`.
 MYPY_PATHS = cards roombot/env_names.py roombot/nodes.py roombot/node_name.py roombot/node_agent.py roombot/metrics.py roombot/normalise roombot/redact roombot/turns.py roombot/events.py roombot/acp/observer.py roombot/acp/build.py roombot/acp/rooms.py roombot/acp/lines.py roombot/acp/frames.py roombot/acp/settings.py roombot/crosssign/keys.py roombot/crosssign/recovery.py roombot/crosssign/assess.py roombot/crosssign/store.py roombot/crosssign/manage.py roombot/crosssign/startup.py roombot/private_files.py roombot/report_tls.py roombot/api/tls.py roombot/crosssign/devices.py roombot/crosssign/recipients.py roombot/check roombot/session.py roombot/initconfig.py roombot/logs.py roombot/roomcommands.py roombot/node_desk.py roombot/room_reader.py roombot/node_requests.py roombot/api/desk.py roombot/yaml_config.py reporters/hermes roombot/silences.py roombot/room.py roombot/relations.py roombot/silence_summary.py
 
-.PHONY: demo test lint typecheck unit clean harnesses
+.PHONY: demo test lint typecheck unit clean harnesses browser
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +30,11 @@ typecheck: $(STAMP)
 harnesses:
 	lab/install.sh
 
-unit: $(STAMP) harnesses
+# Debian's Chromium and a real Matrix web client (Hydrogen, from npm) for tests/browser.
+browser:
+	browser/install.sh
+
+unit: $(STAMP) harnesses browser
 	$(BIN)/python -m pytest
 
 test: lint typecheck unit

@@ -1,0 +1,1 @@
+"""A real Matrix web client (Hydrogen) in a real browser (Debian's Chromium)."""
