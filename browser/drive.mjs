@@ -173,7 +173,10 @@ async function main() {
         const card = await tile(page, spec.thread_card);
         const preview = card.locator(".ReplyPreviewView").first();
         const order = await page.evaluate(
-            () => [...document.querySelectorAll("li[data-event-id]")].map((li) => li.dataset.eventId));
+            // Top-level tiles only: a reply's preview draws the replied event's tile inside.
+            () => [...document.querySelectorAll("li[data-event-id]")]
+                .filter((li) => !li.parentElement.closest("li[data-event-id]"))
+                .map((li) => li.dataset.eventId));
         report.thread = {
             card_text: await card.innerText(),
             preview: await preview.count() ? await preview.innerText() : null,

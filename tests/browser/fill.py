@@ -1,21 +1,17 @@
 """What the browser test puts in the room: one function per case, each returning the
-event ids the test looks at. Cards a and b go through the real bot; c and d post
-today, with the bot user's token, the content the bot will post once the room stage
-places cards in threads and groups storms (swap in the bot by changing only these)."""
+event ids the test looks at. Every card goes through the real bot: turn events POSTed
+to its report API, the rules, the room stage (threads, group cards), the outbox and
+the Matrix shell."""
 
 from __future__ import annotations
 
-import uuid
+import asyncio
 from typing import Any
 
 import aiohttp
 
-from cards.html import escape
-from cards.kinds import Kind
-from cards.notice import build_edit, build_notice
-from cards.shape import Attempt, TurnError
 from roombot.bot import Bot
-from tests.bot.helpers import Post, Team, wait_sent
+from tests.bot.helpers import Team, wait_sent
 
 TOKEN_ENV = "ROOMBOT_BROWSER_TOKEN"
 GROUP_COUNT = 5
@@ -44,15 +40,23 @@ def api_config(port: int) -> str:
     )
 
 
+# The room edits a group card at most once a second, so the test need not wait 30 s.
+ROOM_CONFIG = "group_interval = 1\n"
+
+
 Tried = tuple[tuple[str, str, int, str], ...]  # (provider, model, HTTP status, body) each
 
 
-def turn_events(room: str, turn: str, attempts: Tried) -> list[dict[str, Any]]:
+def turn_events(
+    room: str, turn: str, attempts: Tried, trigger: str | None = None
+) -> list[dict[str, Any]]:
     provider, model = attempts[0][0], attempts[0][1]
     events: list[dict[str, Any]] = [
         {"type": "turn.started", "turn": turn, "room": room, "harness": "claude-code",
          "provider": provider, "model": model, "event_id": f"{turn}-s"},
     ]  # fmt: skip
+    if trigger is not None:
+        events[0]["trigger"] = trigger
     for i, (provider, model, status, body) in enumerate(attempts):
         events.append(
             {"type": "turn.failed_attempt", "turn": turn, "provider": provider, "model": model,
@@ -99,70 +103,49 @@ async def long_message(bot: Bot, team: Team, api: str, token: str) -> tuple[str,
     return card, file
 
 
-def _card(turn: str) -> TurnError:
-    """A card as the bot draws the chain (for the cases posted without the bot)."""
-    kinds = (Kind.PROVIDER_UNAVAILABLE, Kind.RATE_LIMIT, Kind.QUOTA)
-    said = ("Overloaded", "Rate limit reached for gpt-5.", "Your credit balance is too low.")
-    attempts = tuple(
-        Attempt(kind, words, p, m, code, None)
-        for kind, words, (p, m, code, _) in zip(kinds, said, CHAIN, strict=True)
-    )
-    return TurnError(
-        kind=Kind.QUOTA,
-        message="Your credit balance is too low to access the Anthropic API.",
-        harness="claude-code",
-        provider="anthropic",
-        model="claude-opus-4-1-20250805",
-        retry_after=None,
-        attempts=attempts,
-        turn=turn,
-    )
+CREDIT = CHAIN[2]
+QUOTA = (
+    "openai",
+    "gpt-5",
+    429,
+    '{"error":{"message":"You exceeded your current quota, please check your plan and '
+    'billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}}',
+)
 
 
-def _send(team: Team, content: dict[str, Any]) -> str:
-    """One m.room.message as the bot user, through the client-server API."""
-    path = f"/_matrix/client/v3/rooms/{team.room_id}/send/m.room.message/{uuid.uuid4().hex}"
-    answer = team.hs.request("PUT", path, content, token=team.bot.access_token)
-    event_id = answer["event_id"]
-    assert isinstance(event_id, str)
-    return event_id
-
-
-async def thread_card(team: Team) -> tuple[str, str]:
+async def thread_card(bot: Bot, team: Team, api: str, token: str) -> tuple[str, str]:
     """c. A person's message starts a turn; its card goes in that message's thread,
     with the reply fallback for clients without threads. (trigger id, card id)"""
     trigger = await team.member.send_text(team.room_id, "@agent please fix the flaky build")
-    # The lead swaps in the bot here: a turn.started naming `trigger` as its trigger.
-    content = build_notice(_card("threaded")).content
-    content["m.relates_to"] = {
-        "rel_type": "m.thread",
-        "event_id": trigger,
-        "is_falling_back": True,
-        "m.in_reply_to": {"event_id": trigger},
-    }
-    return trigger, _send(team, content)
+    events = turn_events(team.room_id, "threaded", (CREDIT,), trigger=trigger)
+    card, _ = await _reported(bot, team, api, token, "threaded", events)
+    return trigger, card
 
 
 def group_text(count: int) -> str:
-    return f"{count} turns failed: Quota exhausted · claude-code · anthropic"
+    """The group card's first line, as cards draws it (also its edit's fallback)."""
+    return f"{count} turns failed: quota, openai, claude-code"
 
 
-async def group_card(bot: Bot, team: Team, count: int = GROUP_COUNT) -> tuple[str, str]:
-    """d. A card edited (m.replace) into a group card of `count` failed turns.
-    (card id, edit id)"""
-    before = bot.outbox.counts()["sent"]
-    bot.outbox.enqueue(Post(team.room_id, "group", _card("group")))
-    await wait_sent(bot, before + 1, timeout=60)
-    posted = bot.outbox.get("group/post")
-    assert posted is not None and posted.event_id, posted
-    card = posted.event_id
-    # The lead swaps in the bot here: cards has no group part yet, so the edit's
-    # text says what the group card will say, first line first (the edit's fallback).
-    edit = build_edit(card, _card("group"))
-    new = edit["m.new_content"]
-    new["body"] = f"{group_text(count)}\n{new['body']}"
-    said = escape(group_text(count))
-    new["formatted_body"] = f"<p><strong>{said}</strong></p>{new['formatted_body']}"
-    edit["body"] = f"* {group_text(count)}"
-    edit["formatted_body"] = f"* {said}"
-    return card, _send(team, edit)
+async def group_card(
+    bot: Bot, team: Team, api: str, token: str, count: int = GROUP_COUNT
+) -> tuple[str, str]:
+    """d. A storm of `count` failed turns of one key: the first card becomes the group
+    card, edited (m.replace) with the count. (card id, last edit id)"""
+    turns = [f"group{i}" for i in range(count)]
+    card, _ = await _reported(
+        bot, team, api, token, turns[0], turn_events(team.room_id, turns[0], (QUOTA,))
+    )
+    events = [e for t in turns[1:] for e in turn_events(team.room_id, t, (QUOTA,))]
+    auth = {"Authorization": f"Bearer {token}"}
+    async with (
+        aiohttp.ClientSession(headers=auth) as http,
+        http.post(f"{api}/v1/batch", json={"events": events}) as r,
+    ):
+        assert r.status == 202, await r.text()
+    edit = f"group:{turns[0]}/edit/{count}.0"  # the edit that shows every turn
+    deadline = asyncio.get_running_loop().time() + 60
+    while (n := bot.outbox.get(edit)) is None or n.event_id is None:
+        assert asyncio.get_running_loop().time() < deadline, bot.outbox.counts()
+        await asyncio.sleep(0.1)
+    return card, n.event_id
