@@ -41,6 +41,7 @@ from cards.shape import Attempt, Group, TurnError
 from roombot.private_files import create_dirs, private_sqlite
 from roombot.room import Card, GroupEdit, Place, React, Ref, RoomAction, Summary, Unreact
 from roombot.silence_summary import summary_content
+from roombot.wakeup import wake
 
 log = logging.getLogger("roombot.outbox")
 
@@ -782,17 +783,7 @@ class Courier:
         outbox.subscribe(self._poke)
 
     def _poke(self) -> None:
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            self._wake.set()
-        else:
-            loop.call_soon_threadsafe(self._wake.set)
+        wake(self._loop, self._wake)
 
     def wake(self) -> None:
         """Look for work now (a room was joined, a sync finished...)."""

@@ -71,6 +71,7 @@ from roombot.redact import Redactor
 from roombot.room import Opened, RoomAction, RoomStage
 from roombot.silences import Silence
 from roombot.turns import CLOSED, TurnMachine, TurnState, TurnView
+from roombot.wakeup import wake
 
 log = logging.getLogger("roombot.pipeline")
 
@@ -272,17 +273,7 @@ class Pipeline:
 
     def poke(self) -> None:
         """Look again now (a silence was set or lifted); safe from any thread."""
-        loop = self._loop
-        if loop is None or loop.is_closed():
-            return
-        try:
-            running = asyncio.get_running_loop()
-        except RuntimeError:
-            running = None
-        if running is loop:
-            self._wake.set()
-        else:
-            loop.call_soon_threadsafe(self._wake.set)
+        wake(self._loop, self._wake)
 
     @property
     def started(self) -> bool:

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,6 +122,23 @@ async def running(config: Config) -> AsyncIterator[Bot]:
     finally:
         bot.stop()
         await asyncio.wait_for(task, 60)
+
+
+ROOT = Path(__file__).resolve().parents[2]
+# This checkout's code, whatever the subprocess's working directory.
+ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
+
+
+def start_bot(config: Path, log: Path, env: Mapping[str, str] = {}) -> subprocess.Popen[bytes]:
+    """`roombot run -c config` as a process, its output appended to `log`."""
+    with log.open("ab") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "roombot", "run", "-c", str(config)],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            cwd=config.parent,
+            env={**ENV, **env},
+        )
 
 
 async def wait_sent(bot: Bot, count: int, timeout: float = 60) -> None:

@@ -17,7 +17,7 @@ from cards.codec import CARD_KEY, read_payload
 from cards.shape import TurnError
 from roombot.devserver import DevServer
 from roombot.outbox import Outbox
-from tests.bot.helpers import Post, Team, make_team, running, turn_error
+from tests.bot.helpers import ENV, Post, Team, make_team, running, start_bot, turn_error
 
 BURST = 200
 
@@ -67,22 +67,6 @@ async def test_synapse_killed_during_burst(
         assert not team.member.undecryptable
     finally:
         await team.member.close()
-
-
-ROOT = Path(__file__).resolve().parents[2]
-# This checkout's code, whatever the subprocess's working directory.
-ENV = {**os.environ, "PYTHONPATH": str(ROOT)}
-
-
-def start_bot(config: Path, log: Path) -> subprocess.Popen[bytes]:
-    with log.open("ab") as out:
-        return subprocess.Popen(
-            [sys.executable, "-m", "roombot", "run", "-c", str(config)],
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            cwd=config.parent,
-            env=ENV,
-        )
 
 
 # The real bot, made to SIGKILL itself at one point of a long message's two steps: right

@@ -8,7 +8,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from roombot.events import Event, StopReason, TurnEnded, TurnOutput, TurnStarted
 from roombot.outbox import Outbox
 from roombot.relations import TRIGGER_MISSING
 from roombot.viewer import Seen
-from tests.bot.helpers import Team, make_team, running
+from tests.bot.helpers import Team, make_team, running, start_bot
 
 TOKEN = "room-view-test-token-0123456789"
 FAST = "[turns]\nsettle = 0.2\ngrace = 0.2\n"
@@ -200,18 +199,11 @@ async def test_the_storm_with_the_bot_sigkilled_loses_nothing_and_doubles_nothin
     team = await make_team(
         synapse, tmp_path, encrypted=True, extra=extra, room_extra="group_interval = 2\n"
     )
-    env = {**os.environ, "ROOMBOT_ROOM_TOKEN": TOKEN}
     log = tmp_path / "bot.log"
     outbox = Outbox(team.config().outbox.path)
 
     def start() -> subprocess.Popen[bytes]:
-        with log.open("ab") as out:
-            return subprocess.Popen(
-                [sys.executable, "-m", "roombot", "run", "-c", str(team.config_path)],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env=env,
-            )
+        return start_bot(team.config_path, log, {"ROOMBOT_ROOM_TOKEN": TOKEN})
 
     api = f"http://127.0.0.1:{api_port}"
     proc = start()
