@@ -42,7 +42,8 @@ from roombot.api import ApiSettings, SourceSettings, make_app
 from roombot.outbox import Outbox
 from roombot.pipeline import Pipeline
 from roombot.reporters import REPORTERS, reporter_map
-from roombot.turns import CLOSED, TurnMachine, TurnRules
+from roombot.room import Card
+from roombot.turns import CLOSED, Post, Retract, TurnMachine, TurnRules
 
 ROOT = Path(__file__).resolve().parent.parent
 PROXY_TOKEN = "lab-proxy-token-00000000000000000"
@@ -68,7 +69,12 @@ class RecordingOutbox(Outbox):
         self.decisions: list[Any] = []
 
     def enqueue(self, decision: Any) -> bool:
-        self.decisions.append(decision)
+        # What the rules decided, read back from the room stage's actions: a turn's own
+        # card is its Post (group cards, edits and reactions are the room's view).
+        if isinstance(decision, Card) and not decision.turn.startswith("group:"):
+            self.decisions.append(Post(decision.room, decision.turn, decision.error))
+        elif isinstance(decision, Post | Retract):
+            self.decisions.append(decision)
         return super().enqueue(decision)
 
 
