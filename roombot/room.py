@@ -297,7 +297,6 @@ class _Group:
     turns: list[str] = field(default_factory=list)
     threaded: int = 0
     retracted: int = 0
-    edits: int = 0
     last_edit: float = -math.inf
     dirty: bool = False
     recovered_at: float | None = None
@@ -559,7 +558,6 @@ class RoomStage:
         if not g.card_sent:  # a group of one in a thread has no group card to edit
             g.dirty = False
             return
-        g.edits += 1
         g.last_edit = now
         g.dirty = False
         # Named for the state it shows, not for its number: a replay that ticks at other
@@ -659,6 +657,8 @@ class RoomStage:
         for key, inh in list(self._inhibitors.items()):
             if now >= inh.since + self.policy(key[0]).inhibit_for:
                 del self._inhibitors[key]
+        # A silence the store forgot never comes back: nor need its mark here.
+        self._summed &= {s.id for s in silences}
         for s in silences:
             if s.id in self._summed or now < s.until:
                 continue
