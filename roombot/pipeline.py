@@ -9,6 +9,11 @@ One task, the engine, does everything else in order: it commits groups of accept
 events (many concurrent posts share one commit), feeds them to the turn machine, calls
 `machine.tick` at `machine.next_deadline()`, and hands every decision to the outbox.
 
+The room stage (roombot.room) sits between the rules and the outbox: every decision,
+every turn.started, every turn the rules close without a card and every tick passes
+through it, with the silences of `silences()`, and the outbox gets its actions. It
+is deterministic like the rules and rebuilt by the same replay.
+
 Redaction: every event's provider and harness text passes the `Redactor` in `accept`,
 before anything is written, so no credential reaches the journal, the rules, the card
 or the outbox (roombot.redact).
