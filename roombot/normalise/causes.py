@@ -668,6 +668,10 @@ CAUSES: tuple[Rule, ...] = (
             r"abnormally)\b",
             r"\bexit(?:ed)? \(?(?:with )?(?:exit )?(?:code|status)\b[: =]{0,2}(?:some\()?-?\d+",
             r"\bexited with\b",
+            r"\bexit_?code\b\W{0,3}-?[1-9]\d*",  # exitCode=1, exit_code: 2
+            # an MCP server's stdio child that ended: the SDKs' -32000 "Connection closed"
+            r"\bmcp error -32000\b",
+            r"\bmcp\b[^.\n]{0,40}?\bconnection closed\b",
             r"\bcommand not found\b",
             r"\bsh: (?:line )?\d+: [^:\n]+: not found\b",  # dash's own words for it
             r"\bspawn\b[^\n]{0,80}?\b(?:E[A-Z]{3,}|UNKNOWN)\b",  # libuv's codes, as node says them
@@ -773,6 +777,11 @@ CAUSES: tuple[Rule, ...] = (
             r"\berror sending request\b",
             r"\bcertificate\b[^.\n]{0,30}?\b(?:verify|verification|expired|invalid|failed)\b",
             r"\bsslerror\b",
+            r"\bself[- ]signed certificate\b",
+            r"\bunable to (?:get local issuer|verify the first) certificate\b",
+            # node's TLS error codes
+            r"\b(?:cert_has_expired|unable_to_verify_leaf_signature|depth_zero_self_signed_cert|"
+            r"self_signed_cert_in_chain|unable_to_get_issuer_cert_locally|err_tls_cert_altname_invalid)\b",
             r"\bssl[_ ]error\b",
             r"\bhandshake (?:failed|failure)\b",
             r"\bout of memory\b",

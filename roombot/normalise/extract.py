@@ -199,7 +199,9 @@ _STATUS_WORDS: tuple[re.Pattern[str], ...] = (
         r"last status|status)\b\W{0,3}([1-5]\d\d)\b"
     ),
     re.compile(r"\bhttp(?:/\d(?:\.\d)?)?[ :]\s?([1-5]\d\d)\b"),
-    re.compile(rf"\b([1-5]\d\d)[ :-]{{1,3}}(?:{_REASONS.lower()})\b"),
+    re.compile(rf"\b([1-5]\d\d)[ :(-]{{1,3}}(?:{_REASONS.lower()})\b"),
+    # Python requests: "422 Client Error: Unprocessable Entity for url: ..."
+    re.compile(r"\b([1-5]\d\d) (?:client|server) error\b"),
     re.compile(r"\b([1-5]\d\d) status code\b"),
     # "Error: 400 {...}", "API Error: 529 Overloaded", "ClientError: 400 INVALID_ARGUMENT",
     # "API Error (529 {...})", "unexpected status 401"
