@@ -51,7 +51,8 @@ def any_of(*phrases: str) -> str:
 # What an agent runs on, or reaches it through ("offline" alone says node_offline anyway).
 _MACHINE = (
     r"\b(?:runtime|node|worker|daemon|machine|runner|device|environment|workspace|sandbox|"
-    r"container|host agent|agents?|remote|desktop|gateway|hub|owner|rpc)"
+    r"container|host agent|agents?|remote|desktop|gateway|hub|owner|rpc|codespace|relay|vm|wsl|"
+    r"devcontainer|pod)"
 )
 
 
@@ -515,6 +516,15 @@ CAUSES: tuple[Rule, ...] = (
             r"machine)\b[^.\n]{0,60}?\b(?:is |was )?(?:unavailable|unhealthy|(?:has |have |may "
             r"have )?(?:already )?shut down)\b",
             r"\bstopped hearing from\b",
+            # the machine itself, not a process on it: a cloud or WSL instance, a VM, a pod
+            r"\b(?:(?:spot |ec2 |wsl |vm |cloud )instance|virtual machine|vm|pod|codespace)\b"
+            r"[^.\n]{0,40}?\b(?:has |was |is )?(?:been )?(?:terminated|preempted|reclaimed|"
+            r"deleted)\b",
+            r"\b(?:disconnected|lost (?:the )?connection) from (?:the |your )?(?:codespace|remote|"
+            r"sandbox|runtime|workspace|vm|host|devcontainer|container)\b",
+            # SSH to the machine the agent works on: its own words, or a refusal on port 22
+            r"\bssh\w*\b[^\n]{0,60}?\bconnection (?:closed|reset|refused|timed out|lost)\b",
+            r"\beconnrefused [\d.]+:22\b",
             r"\bnode was low on resource\b",  # the kubelet's words when it evicts a pod
             r"\bevicted\b",
             r"\bheartbeats?\b[^.\n]{0,40}?\b(?:missed|lost|timed? ?out|stopped|not received|stale|"
@@ -529,7 +539,7 @@ CAUSES: tuple[Rule, ...] = (
             r"not found\b",
             r"\b(?:failed to|could not|cannot|unable to) connect to\b[^.\n]{0,40}?\b(?:desktop|"
             r"gateway|daemon|runtime|node|worker|runner|host agent|remote|extension host|"
-            r"environment|sandbox|workspace|bridge)\b",
+            r"environment|sandbox|workspace|bridge|relay|codespace|ssh|vm|wsl)\b",
             r"\b(?:gateway|bridge|relay|hub) (?:connection )?closed\b",
             r"\bnever connected\b",
             r"\bno (?:sandbox|runtime|container|workspace) (?:was )?found\b",
@@ -549,6 +559,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\btimeout\b(?<!['\"`]timeout)(?!\s*[=:]\s*\d)",
             r"\bdeadline[ _]exceeded\b",
             r"\bETIMEDOUT\b",
+            r"\bexceeded \d+ ?(?:ms|s|secs?|seconds|milliseconds|minutes?|mins?)\b",
+            r"\bmcp error -32001\b",  # MCP's RequestTimeout
             r"\bESOCKETTIMEDOUT\b",
             r"\btimeout ?(?:error|exception)\b",
             r"\btook too long\b",
@@ -662,7 +674,7 @@ CAUSES: tuple[Rule, ...] = (
         K.HARNESS_EXITED,
         "wild/agents/multica-codex-process-exited-status-2",
         message=any_of(
-            r"\bprocess\b[^.\n]{0,40}?\b(?:exited|terminated|crashed|died|quit|was killed|"
+            r"\bprocess\b[^.\n]{0,40}?\b(?:exited|exiting|terminated|crashed|died|quit|was killed|"
             r"is not (?:available|running))\b",
             r"\b(?:exited|terminated|shut down|closed|stopped) (?:unexpectedly|prematurely|"
             r"abnormally)\b",
