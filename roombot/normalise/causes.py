@@ -96,6 +96,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\bcontent exists risk\b",
             r"\bsafety classifier\b",
             r"\bsensitive content (?:was )?(?:detected|found|blocked)\b",
+            r"\bsensitive[ _]words?\b",  # an OpenAI-compatible relay's word filter
+            r"\bnew_sensitive\b",
             r"\bmatched public code\b",
             "\u654f\u611f\u5185\u5bb9",  # "sensitive content"
             "\u4e0d\u5408\u89c4",  # "non-compliant (content)"
@@ -356,6 +358,7 @@ CAUSES: tuple[Rule, ...] = (
             r"must be provided)\b",
             r"\bAPI_KEY_(?:INVALID|EXPIRED)\b",
             r"\bunauthori[sz]ed\b",
+            r"\bnot supported when using\b[^.\n]{0,40}?\baccount\b",
             r"\bunauthenticated\b",
             r"\bnot authenticated\b",
             r"\bauthenticat\w*\b[^.\n]{0,20}?\b(?:failed|required|error|invalid)\b",
@@ -473,6 +476,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:process|agent|harness|cli|subprocess|child process|acp|app-server|stdio)"
             r"\b[^.\n]{0,40}?\b(?:failed to start|startup failed|spawn failed)\b",
             r"\bfailed to spawn\b",
+            r"\bfailed to launch\b",
             r"\bdid not become ready\b",
             r"\bcannot be (?:launched|started)\b",
             r"\bexec format error\b",
@@ -516,6 +520,7 @@ CAUSES: tuple[Rule, ...] = (
             r"machine)\b[^.\n]{0,60}?\b(?:is |was )?(?:unavailable|unhealthy|(?:has |have |may "
             r"have )?(?:already )?shut down)\b",
             r"\bstopped hearing from\b",
+            r"\bno such container\b",  # docker's words for a sandbox container that is gone
             # the machine itself, not a process on it: a cloud or WSL instance, a VM, a pod
             r"\b(?:(?:spot |ec2 |wsl |vm |cloud )instance|virtual machine|vm|pod|codespace)\b"
             r"[^.\n]{0,40}?\b(?:has |was |is )?(?:been )?(?:terminated|preempted|reclaimed|"
@@ -636,7 +641,10 @@ CAUSES: tuple[Rule, ...] = (
         message=any_of(
             r"\bcore dumped\b",
             r"\bsegmentation fault\b",
-            r"(?-i:\b(?:SIGKILL|SIGSEGV|SIGABRT|SIGBUS)\b)",
+            r"(?-i:\b(?:SIGKILL|SIGSEGV|SIGABRT|SIGBUS|SIGILL|SIGFPE)\b)",
+            # the kernel's and the shell's words for a process killed by SIGILL
+            r"\btrap invalid opcode\b",
+            r"\billegal instruction\b",
         ),
     ),
     # --- a connection the server dropped is no cancellation -------------------------------------
@@ -658,6 +666,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\buser[ -]requested\b",
             r"\bKeyboardInterrupt\b",
             r"\bAbortError\b",
+            r"\b(?:response|request)aborted\b",
             r"\babort requested\b",
             r"\bcancel (?:was )?(?:received|requested)\b",
             "\u5df2\u53d6\u6d88",  # "cancelled"
@@ -759,6 +768,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\bunexpected eof\b",
             r"\bunexpected end of (?:json input|stream|data)\b",
             r"\bempty reply from server\b",
+            r"\bwithout sending any (?:chunks|data|bytes)\b",
+            r"\b(?:deserializ\w*|decod\w*|pars\w*)\b[^.\n]{0,30}?\bapi response\b",
+            r"\ban internal error has occurred\b",  # Google's words for INTERNAL (500)
             r"\bended prematurely\b",
             r"\bnot connected to the internet\b",
             r"\b(?:check|lost) your (?:network|internet) connection\b",
