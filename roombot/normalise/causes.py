@@ -458,6 +458,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bresponse (?:was |is )?too long\b",
             r"\b(?:hit|reached) the (?:\w+ )?length limit\b",
             r"\bturns? limit\b",
+            r"\b\d+ turns\b[^.\n]{0,30}?\bexceed\w*\b[^.\n]{0,30}?\bmaximum\b",
             "\u88ab\u622a\u65ad",  # "was truncated"
             "\u8f93\u51fa\u4e0d\u5b8c\u6574",  # "output incomplete"
             r"\brecursion limit\b[^.\n]{0,20}?\breached",
@@ -802,7 +803,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bcertificate\b[^.\n]{0,30}?\b(?:verify|verification|expired|invalid|failed)\b",
             r"\bsslerror\b",
             r"\bself[- ]signed certificate\b",
-            r"\bunable to (?:get local issuer|verify the first) certificate\b",
+            r"\bunable to (?:get (?:local )?issuer|verify the first) certificate\b",
             # node's TLS error codes
             r"\b(?:cert_has_expired|unable_to_verify_leaf_signature|depth_zero_self_signed_cert|"
             r"self_signed_cert_in_chain|unable_to_get_issuer_cert_locally|err_tls_cert_altname_invalid)\b",

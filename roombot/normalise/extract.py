@@ -44,7 +44,7 @@ _MAX_DEPTH = 64  # bracket depth a literal may have
 _MAX_NODES = 400  # nodes visited when collecting fields
 _UNWRAP_DEPTH = 3  # JSON inside JSON strings, this many levels
 
-_DECODER = json.JSONDecoder()
+_DECODER = json.JSONDecoder(strict=False)  # a terminal may wrap a body inside its strings
 _OPEN = re.compile(r"[{\[]")
 _TOKENS = re.compile(r"""[{}\[\]()"'\\]""")
 _CLOSERS = {"}": "{", "]": "[", ")": "("}
