@@ -370,7 +370,10 @@ CAUSES: tuple[Rule, ...] = (
             r"bearer |refresh |session |security )?tokens?\b",
             r"\btokens?\b[^.\n]{0,20}?\b(?:has expired|expired|(?:was |been )?revoked|is invalid|"
             r"was already used|could not be refreshed)\b",
-            r"\bpermission[ _]denied\b",
+            # a file the OS would not open (EACCES, errno 13) is no credential's fault
+            r"\bpermission[ _]denied\b(?<!eacces: permission denied)"
+            r"(?<!errno 13\] permission denied)(?!,? (?:open|mkdir|scandir|unlink|rename|access|"
+            r"lstat|stat|chmod|copyfile|symlink|rmdir|spawn)\b| ?\(os error 13\))",
             r"\baccess (?:is )?denied\b",
             r"\bforbidden\b",
             r"\b(?:do|does|did)(?: not|n'?t) have (?:permission|access)\b",
