@@ -228,6 +228,8 @@ CAUSES: tuple[Rule, ...] = (
         "text/credit-balance-too-low",
         message=any_of(
             r"\binsufficient[ _](?:quota|balance|credits?|funds)\b",
+            r"\binsufficient_\w+_quota\b",  # one-api's insufficient_user_quota
+            r"\bquota (?:is )?not enough\b",
             r"\bcredit balance\b",
             r"\bcredits? (?:exhausted|depleted|ran out|(?:are|have been) (?:used up|exhausted|"
             r"depleted))",
@@ -290,6 +292,12 @@ CAUSES: tuple[Rule, ...] = (
             r"\bkey limit exceeded\b",
             r"\bfree tier\b[^.\n]{0,40}?\b(?:limit|exceed\w*|exhaust\w*)",
         ),
+    ),
+    # --- a service out of capacity is an overload, even as RESOURCE_EXHAUSTED (Vertex) ---------
+    rule(
+        K.PROVIDER_UNAVAILABLE,
+        "wild/harvest10_gateways/vertex-java-resource-exhausted-out-of-capacity",
+        message=r"\b(?:temporarily )?out of capacity\b",
     ),
     # --- rate_limit: only now do the bare words decide ------------------------------------------
     rule(
@@ -593,6 +601,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\bservice (?:is )?(?:temporarily |currently )?unavailable\b",
             r"\bserver (?:is )?(?:temporarily |currently )?(?:busy|overloaded|unavailable)\b",
             r"\btoo busy\b",
+            r"\bservice (?:is )?(?:currently )?busy\b",
+            # Ollama's model runner that died is the local provider gone, not the harness
+            r"\b(?:llama )?runner process (?:has )?terminated\b",
             r"\bmodel (?:is )?(?:currently )?busy\b",
             r"\bmodel (?:has )?crashed\b",
             r"\bserver (?:is )?not running\b",
