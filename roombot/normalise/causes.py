@@ -97,6 +97,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bsafety classifier\b",
             r"\bsensitive content (?:was )?(?:detected|found|blocked)\b",
             r"\bsensitive[ _]words?\b",  # an OpenAI-compatible relay's word filter
+            r"\bpublic_error_unsafe_generation\b",  # Google's reason for a blocked generation
             r"\bnew_sensitive\b",
             r"\bmatched public code\b",
             "\u654f\u611f\u5185\u5bb9",  # "sensitive content"
@@ -366,6 +367,7 @@ CAUSES: tuple[Rule, ...] = (
             r"must be provided)\b",
             r"\bAPI_KEY_(?:INVALID|EXPIRED)\b",
             r"\bunauthori[sz]ed\b",
+            r"\bhas not been used in project\b",
             r"\bnot supported when using\b[^.\n]{0,40}?\baccount\b",
             r"\bunauthenticated\b",
             r"\bnot authenticated\b",
@@ -533,6 +535,8 @@ CAUSES: tuple[Rule, ...] = (
             r"have )?(?:already )?shut down)\b",
             r"\bstopped hearing from\b",
             r"\bno such container\b",  # docker's words for a sandbox container that is gone
+            r"\bshutdown manager killing pod\b",  # the kubelet, when its node shuts down
+            r"\bnode (?:is )?shutting down\b",
             # the machine itself, not a process on it: a cloud or WSL instance, a VM, a pod
             r"\b(?:(?:spot |ec2 |wsl |vm |cloud )instance|virtual machine|vm|pod|codespace)\b"
             r"[^.\n]{0,40}?\b(?:has |was |is )?(?:been )?(?:terminated|preempted|reclaimed|"
@@ -603,7 +607,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\btoo busy\b",
             r"\bservice (?:is )?(?:currently )?busy\b",
             # Ollama's model runner that died is the local provider gone, not the harness
-            r"\b(?:llama )?runner process (?:has )?terminated\b",
+            r"\b(?:llama |model )?runner (?:process )?(?:has )?(?:terminated|"
+            r"(?:unexpectedly )?stopped(?: unexpectedly)?|crashed)\b",
+            r"\bollama(?:\.service)?\b[^\n]{0,40}?\boom[ -]?kill",
             r"\bmodel (?:is )?(?:currently )?busy\b",
             r"\bmodel (?:has )?crashed\b",
             r"\bserver (?:is )?not running\b",
@@ -613,6 +619,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bmodel\b[^\n]{0,60}?\bis (?:currently )?loading\b",
             "\u8bbf\u95ee\u91cf\u8fc7\u5927",  # "too much traffic"
             r"\bhigh demand\b",
+            "\u9ad8\u9700\u6c42",  # "high demand"
             r"\bover capacity\b",
             r"\bcapacity (?:exceeded|constraints?|issues?)\b",
             r"\bexperiencing (?:high|heavy|unusually high) (?:load|traffic|demand)\b",
@@ -840,6 +847,8 @@ WEAK: tuple[Rule, ...] = (
             r"\binvalid[ _](?:request|argument|parameter|params?|value|input|schema|json|format|"
             r"type|content|body|role|message|tool)s?\b",
             r"(?-i:\bINVALID_ARGUMENT\b)",
+            r"\binvalid \w+ value\b",  # "Invalid max_tokens value"
+            r"\bvalid range of\b",
             r"\bmalformed\b",
             r"\bno model (?:was )?(?:specified|provided|given)\b",
             r"\bvalidation (?:error|failed|exception)\b",

@@ -22,7 +22,7 @@ _DURATION = re.compile(
 # A delay inside the provider's sentence. Anchored on the verb phrase each provider uses,
 # so a number elsewhere in the message is never read as a delay.
 _IN_MESSAGE = re.compile(
-    r"(?:try again|retry|retrying)(?: (?:in|after))? ?(?:about |approximately )?"
+    r"(?:try again|retry|retrying|wait)(?: (?:in|after|for))? ?(?:about |approximately )?"
     r"(?P<num>\d+(?:\.\d+)?(?:h|ms|m|s)(?:\d+(?:\.\d+)?(?:ms|m|s))*"
     r"|\d+(?:\.\d+)? ?(?:seconds?|secs?|minutes?|mins?|hours?|milliseconds?))\b",
 )
