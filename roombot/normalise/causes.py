@@ -232,6 +232,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\binsufficient_\w+_quota\b",  # one-api's insufficient_user_quota
             r"\bquota (?:is )?not enough\b",
             r"\bcredit balance\b",
+            # Copilot's monthly allowance of premium requests, and the overages past it
+            r"\bpremium requests?\b[^.\n]{0,20}?\b(?:limit|quota|allowance)\b",
+            r"\boverages?\b",
             r"\bcredits? (?:exhausted|depleted|ran out|(?:are|have been) (?:used up|exhausted|"
             r"depleted))",
             r"\b(?:out of|no remaining|insufficient|not enough|run out of|ran out of|add|add more|"
@@ -316,6 +319,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\btoo many (?:concurrent |parallel |simultaneous )?(?:requests|connections|calls)\b",
             r"\brequest limit\b",
             r"\bconcurren\w* (?:request )?limit",
+            r"\bspeed[ -]limited\b",
             r"\bresource (?:has been )?exhausted\b",
         ),
     ),
@@ -367,6 +371,7 @@ CAUSES: tuple[Rule, ...] = (
             r"must be provided)\b",
             r"\bAPI_KEY_(?:INVALID|EXPIRED)\b",
             r"\bunauthori[sz]ed\b",
+            r"\b(?:user|account) is disabled\b",
             r"\bhas not been used in project\b",
             r"\bnot supported when using\b[^.\n]{0,40}?\baccount\b",
             r"\bunauthenticated\b",
@@ -728,6 +733,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:query|session|process|agent|pipe|channel|bridge) closed before (?:the )?"
             r"(?:response|reply|turn)\b",
             r"\bprocess failed\b",
+            r"\bprocess (?:is|has) gone\b",
             r"\bprocess[ _](?:was )?lost\b",
             r"\b(?:shutting down|killing|terminating) the (?:\w+ )?process\b",
             r"\bprocess ?transport closed\b",
@@ -798,6 +804,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:check|lost) your (?:network|internet) connection\b",
             "\u8bf7\u68c0\u67e5\u7f51\u7edc",  # "please check the network"
             r"\b(?:error|problem|trouble) connecting to\b",
+            r"\b(?:problem|trouble|error) reaching\b",
             r"\bfailed to fetch\b",
             r"\bconnection error\b",
             r"\b(?:failed|unable) to connect\b",
@@ -1140,6 +1147,12 @@ WORDS: tuple[Rule, ...] = (
             "harmful",
             r"censor\w*",
             "blocked",
+            # Copilot's public-code block in other languages (de, pt/es, fr, it)
+            "blockiert",
+            "bloqueada",
+            "bloqueado",
+            "bloqu\u00e9e?",
+            "bloccat[ao]",
             "\u654f\u611f",  # sensitive
             "\u8fdd\u89c4",  # violation
             "\u8fc7\u6ee4",  # filtered

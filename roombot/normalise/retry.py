@@ -107,8 +107,8 @@ def from_message(message: str) -> int | None:
     if len(message) > 40960:
         message = message[:32768] + "\n" + message[-8192:]
     low = message.lower()
-    if "retr" not in low and "try again" not in low:
-        return None  # the verb every form below needs: most texts have neither
+    if "retr" not in low and "try again" not in low and "wait" not in low:
+        return None  # the verb every form below needs: most texts have none
     m = _IN_MESSAGE.search(low)  # lower-cased: the units are matched as written below
     if m is None:
         return None
