@@ -671,6 +671,9 @@ CAUSES: tuple[Rule, ...] = (
             r"(?-i:\b(?:SIGKILL|SIGSEGV|SIGABRT|SIGBUS|SIGILL|SIGFPE)\b)",
             # the kernel's and the shell's words for a process killed by SIGILL
             r"\btrap invalid opcode\b",
+            r"\bbus error\b",  # SIGBUS, as zsh reports a job
+            r"\bcaught panic\b",
+            r"\bnil pointer dereference\b",  # Go's runtime, as a crash prints it
             r"\billegal instruction\b",
         ),
     ),
