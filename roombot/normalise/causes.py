@@ -446,6 +446,10 @@ CAUSES: tuple[Rule, ...] = (
         "claude-code/output-token-maximum",
         message=any_of(
             r"\boutput token (?:maximum|limit)\b",
+            # pydantic-ai's run budget: requests, tokens or tool calls of one run
+            r"\busagelimitexceeded\b",
+            r"\bexceeded the (?:total_tokens|request|response_tokens|request_tokens|tool_calls)"
+            r"_limit\b",
             r"\b(?:max|maximum) (?:output )?tokens?\b[^.\n]{0,30}?\b(?:reached|hit)\b",
             r"\b(?:reached|hit|exceeded) (?:the |its )?max(?:imum)?[ _](?:output[ _])?tokens\b",
             r"\bfinish_?reason\W{1,4}(?:length|max_tokens)\b",
@@ -858,6 +862,7 @@ WEAK: tuple[Rule, ...] = (
             r"type|content|body|role|message|tool)s?\b",
             r"(?-i:\bINVALID_ARGUMENT\b)",
             r"\binvalid \w+ value\b",  # "Invalid max_tokens value"
+            r"\bfailed to build (?:the )?request\b",
             r"\bvalid range of\b",
             r"\bmalformed\b",
             r"\bno model (?:was )?(?:specified|provided|given)\b",
