@@ -544,10 +544,15 @@ CAUSES: tuple[Rule, ...] = (
             r"have )?(?:already )?shut down)\b",
             r"\bstopped hearing from\b",
             r"\bno such container\b",  # docker's words for a sandbox container that is gone
+            r"\b(?:sandbox|runtime|container|workspace|vm)\b[^.\n]{0,30}?\b(?:entered|is in|"
+            r"went into) (?:an? )?error state\b",
+            r"\bagent lost\b",  # Buildkite: the agent's machine vanished mid-job
+            r"\brunner has received a shutdown signal\b",  # GitHub Actions: the runner machine
             r"\bshutdown manager killing pod\b",  # the kubelet, when its node shuts down
             r"\bnode (?:is )?shutting down\b",
             # the machine itself, not a process on it: a cloud or WSL instance, a VM, a pod
-            r"\b(?:(?:spot |ec2 |wsl |vm |cloud )instance|virtual machine|vm|pod|codespace)\b"
+            r"\b(?:(?:spot |ec2 |wsl |vm |cloud |linux )instance|virtual machine|vm|pod|"
+            r"codespace)\b"
             r"[^.\n]{0,40}?\b(?:has |was |is )?(?:been )?(?:terminated|preempted|reclaimed|"
             r"deleted)\b",
             r"\b(?:disconnected|lost (?:the )?connection) from (?:the |your )?(?:codespace|remote|"
@@ -589,6 +594,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\btimeout\b(?<!['\"`]timeout)(?!\s*[=:]\s*\d)",
             r"\bdeadline[ _]exceeded\b",
             r"\bETIMEDOUT\b",
+            r"\binactivity (?:watchdog|timeout)\b",
             r"\bexceeded \d+ ?(?:ms|s|secs?|seconds|milliseconds|minutes?|mins?)\b",
             r"\bmcp error -32001\b",  # MCP's RequestTimeout
             r"\bESOCKETTIMEDOUT\b",
@@ -675,6 +681,8 @@ CAUSES: tuple[Rule, ...] = (
             r"(?-i:\b(?:SIGKILL|SIGSEGV|SIGABRT|SIGBUS|SIGILL|SIGFPE)\b)",
             # the kernel's and the shell's words for a process killed by SIGILL
             r"\btrap invalid opcode\b",
+            r"\bkill(?:ed)? process \d+\b",  # the kernel's OOM killer
+            r"\bexiting due to (?:an? )?uncaught ?exception\b",
             r"\bbus error\b",  # SIGBUS, as zsh reports a job
             r"\bcaught panic\b",
             r"\bnil pointer dereference\b",  # Go's runtime, as a crash prints it
@@ -688,6 +696,8 @@ CAUSES: tuple[Rule, ...] = (
         message=any_of(
             r"\bconnection (?:was )?(?:aborted|interrupted)\b",
             r"\bECONNABORTED\b",
+            r"\bsocket connection was closed unexpectedly\b",  # Bun's fetch, mid-answer
+            r"\baborted_by_worker\b",  # the inference worker gave up, not the user
         ),
     ),
     # --- cancelled ------------------------------------------------------------------------------
@@ -863,6 +873,7 @@ WEAK: tuple[Rule, ...] = (
             r"(?-i:\bINVALID_ARGUMENT\b)",
             r"\binvalid \w+ value\b",  # "Invalid max_tokens value"
             r"\bfailed to build (?:the )?request\b",
+            r"\b(?:pdf|file|image|attachment|upload)s? (?:is |was )?too (?:large|big)\b",
             r"\bvalid range of\b",
             r"\bmalformed\b",
             r"\bno model (?:was )?(?:specified|provided|given)\b",
@@ -977,6 +988,7 @@ EXCEPTIONS: tuple[Rule, ...] = (
             "socketerror",
             "readerror",
             "serviceunavailableerror",
+            "badgatewayerror",
             "serviceunavailable",
             "internalservererror",
             "servererror",
