@@ -301,7 +301,11 @@ CAUSES: tuple[Rule, ...] = (
     rule(
         K.PROVIDER_UNAVAILABLE,
         "wild/harvest10_gateways/vertex-java-resource-exhausted-out-of-capacity",
-        message=r"\b(?:temporarily )?out of capacity\b",
+        message=any_of(
+            r"\b(?:temporarily )?out of capacity\b",
+            r"\bno capacity available\b",
+            r"(?-i:\bMODEL_CAPACITY_EXHAUSTED\b)",
+        ),
     ),
     # --- rate_limit: only now do the bare words decide ------------------------------------------
     rule(
@@ -353,9 +357,15 @@ CAUSES: tuple[Rule, ...] = (
         "wild/harvest_lifecycle/gemini-cli-signin-tls-socket-disconnected",
         message=any_of(
             r"\bbefore (?:a )?secure TLS connection\b",
+            r"<title>just a moment\.\.\.</title>",  # Cloudflare's challenge page, not the API
             r"\bdial tcp\b[^\n]{0,60}?\bi/o timeout\b",  # Go's words for a connect that timed out
             r"\bhandshake (?:failed|failure)\b",
             r"\bcertificate verify failed\b",
+            r"\bself[- ]signed certificate\b",
+            r"\bunable to (?:get (?:local )?issuer|verify the first) certificate\b",
+            # node's TLS error codes
+            r"\b(?:cert_has_expired|unable_to_verify_leaf_signature|depth_zero_self_signed_cert|"
+            r"self_signed_cert_in_chain|unable_to_get_issuer_cert_locally|err_tls_cert_altname_invalid)\b",
         ),
     ),
     # --- auth -----------------------------------------------------------------------------------
@@ -649,7 +659,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\ban error occurred while processing your request\b",  # OpenAI's server_error
             r"\berror loading model\b",
             r"\bunable to process (?:your|the) request\b",
-            r"\bdegraded\b",
+            r"\bdegraded (?:service|performance|mode|state)\b",  # a status page's words
+            r"\b(?:service|system|api|platform) (?:is )?(?:currently )?degraded\b",
         ),
     ),
     # --- 5xx words (after "timed out": a 5xx that timed out is the timeout) ---------------------
@@ -847,11 +858,6 @@ CAUSES: tuple[Rule, ...] = (
             r"\berror sending request\b",
             r"\bcertificate\b[^.\n]{0,30}?\b(?:verify|verification|expired|invalid|failed)\b",
             r"\bsslerror\b",
-            r"\bself[- ]signed certificate\b",
-            r"\bunable to (?:get (?:local )?issuer|verify the first) certificate\b",
-            # node's TLS error codes
-            r"\b(?:cert_has_expired|unable_to_verify_leaf_signature|depth_zero_self_signed_cert|"
-            r"self_signed_cert_in_chain|unable_to_get_issuer_cert_locally|err_tls_cert_altname_invalid)\b",
             r"\bssl[_ ]error\b",
             r"\bhandshake (?:failed|failure)\b",
             r"\bout of memory\b",
@@ -873,6 +879,7 @@ WEAK: tuple[Rule, ...] = (
             r"(?-i:\bINVALID_ARGUMENT\b)",
             r"\binvalid \w+ value\b",  # "Invalid max_tokens value"
             r"\bfailed to build (?:the )?request\b",
+            r"\bwithout (?:its|the) required\b",
             r"\b(?:pdf|file|image|attachment|upload)s? (?:is |was )?too (?:large|big)\b",
             r"\bvalid range of\b",
             r"\bmalformed\b",
