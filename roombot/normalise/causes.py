@@ -547,6 +547,9 @@ CAUSES: tuple[Rule, ...] = (
                     r"crashed",
                     r"has exited",
                     r"unreachable",
+                    r"(?:stream )?broke",
+                    r"went away",
+                    r"is gone",
                 )
             ),
             r"\b(?:sandbox|runtime|container|workspace|environment|node|worker|runner|daemon|"
@@ -554,6 +557,9 @@ CAUSES: tuple[Rule, ...] = (
             r"have )?(?:already )?shut down)\b",
             r"\bstopped hearing from\b",
             r"\bno such container\b",  # docker's words for a sandbox container that is gone
+            # a WebSocket to the node closed without a close frame (1006) or a status (1005)
+            r"\b(?:disconnected|closed|close)\b\W{0,3}(?:with )?(?:status )?(?:code )?\(?100[56]\b",
+            r"\babnormal closure\b",
             r"\b(?:sandbox|runtime|container|workspace|vm)\b[^.\n]{0,30}?\b(?:entered|is in|"
             r"went into) (?:an? )?error state\b",
             r"\bagent lost\b",  # Buildkite: the agent's machine vanished mid-job
