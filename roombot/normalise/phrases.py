@@ -346,15 +346,21 @@ class _Phrase:
             return self.reference.search(text) is not None
         if not self.word_start:
             return self.pattern.search(low) is not None
-        pos = 0
-        while True:
-            m = self.pattern.search(low, pos)
-            if m is None:
-                return False
-            i = m.start()
-            if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
-                return True
-            pos = i + 1
+        return _at_word_start(self.pattern, text, low)
+
+
+def _at_word_start(pattern: re.Pattern[str], text: str, low: str) -> bool:
+    """Whether `pattern` (a phrase without its leading `\\b`) holds in `low` where a word
+    starts in `text`."""
+    pos = 0
+    while True:
+        m = pattern.search(low, pos)
+        if m is None:
+            return False
+        i = m.start()
+        if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
+            return True
+        pos = i + 1
 
 
 def lowered(text: str) -> str:
@@ -396,9 +402,9 @@ class _Table:
     """A table of phrases flattened for the fast path: the alternatives and their triggers."""
 
     phrases: tuple[_Phrase, ...]
-    always: frozenset[int]  # alternatives with no trigger: tried on every text
-    by_trigger: dict[bytes, frozenset[int]]
-    words: tuple[frozenset[bytes], ...]  # each phrase's words, for a check without lookups
+    always: tuple[int, ...]  # alternatives with no trigger: tried on every text
+    always_ascii: tuple[int, ...]  # those of them whose letters are ASCII (see first_match)
+    by_trigger: dict[bytes, tuple[int, ...]]
     literals: tuple[str, ...]
     trigger_words: frozenset[bytes]  # every trigger (the keys of by_trigger)
     conditional: frozenset[int]  # alternatives with word groups or a delay (see _holds)
@@ -411,16 +417,15 @@ def _table(rules: tuple[Rule, ...]) -> _Table:
         for alt in alternatives(r.message.pattern if r.message is not None else "")
     )
     words = {w for p in flat if p.triggers is not None for w in p.triggers}
+    always = tuple(i for i, p in enumerate(flat) if p.triggers is None)
     return _Table(
         flat,
-        frozenset(i for i, p in enumerate(flat) if p.triggers is None),
+        always,
+        tuple(i for i in always if flat[i].literal.isascii()),
         {
-            w: frozenset(
-                i for i, p in enumerate(flat) if p.triggers is not None and w in p.triggers
-            )
+            w: tuple(i for i, p in enumerate(flat) if p.triggers is not None and w in p.triggers)
             for w in words
         },
-        tuple(p.words for p in flat),
         tuple(p.literal for p in flat),
         frozenset(words),
         frozenset(
@@ -479,6 +484,7 @@ class Prepared:
     lows: tuple[str, ...]  # each lowered (see lowered), "" where it must be read as written
     joined: str  # their lower-cased words, for the tables' leading letters
     index: set[bytes]  # their word starts (see word_index)
+    ascii: bool  # joined is ASCII: no leading letters but ASCII ones can be in it
 
 
 def prepare(sentence: str, haystack: str) -> Prepared:
@@ -487,43 +493,63 @@ def prepare(sentence: str, haystack: str) -> Prepared:
     The words of the whole text, and of the sentence where it is not inside it: a
     sentence read out of JSON has its escapes undone ("\\nRate" is "Rate" there).
     """
-    texts = tuple(_cap(t) for t in dict.fromkeys((sentence, haystack)) if t)
+    if sentence == haystack or not sentence or not haystack:
+        one = _cap(sentence or haystack)
+        texts: tuple[str, ...] = (one,) if one else ()
+    else:
+        texts = (_cap(sentence), _cap(haystack))
     lows = tuple(lowered(t) for t in texts)
     words = [low or text.lower() for text, low in zip(texts, lows, strict=True)]
     if len(words) > 1 and words[0] in words[-1]:
         words = words[-1:]
     joined = " ".join(words)
-    return Prepared(texts, lows, joined, word_index(joined))
+    return Prepared(texts, lows, joined, word_index(joined), joined.isascii())
+
+
+def _candidates(table: _Table, prepared: Prepared) -> set[int]:
+    """The alternatives of the table a text's words can hold: those with a trigger among
+    its word starts, and those with none whose leading letters it has (a letter that is
+    not ASCII is in no ASCII text, so such a text looks only for the ASCII ones)."""
+    index, by_trigger = prepared.index, table.by_trigger
+    found: set[int] = set()
+    for t in index & table.trigger_words:
+        found.update(by_trigger[t])
+    joined, literals = prepared.joined, table.literals
+    for i in table.always_ascii if prepared.ascii else table.always:
+        if literals[i] in joined:
+            found.add(i)
+    return found
 
 
 def first_match(table: _Table, prepared: Prepared, retry_after: int | None) -> Rule | None:
     """The first rule of the table whose phrase holds in the first of the texts that has one."""
-    joined, index = prepared.joined, prepared.index
-    literals = table.literals
-    found = {i for i in table.always if literals[i] in joined}
-    by_trigger = table.by_trigger
-    for t in index & table.trigger_words:
-        found.update(by_trigger[t])
+    found = _candidates(table, prepared)
     if not found:
         return None
     # What does not depend on which text is read is checked once: every word an
     # alternative must contain has to be there, not only its trigger, and its delay.
-    words_of, phrases_ = table.words, table.phrases
-    order = [i for i in sorted(found) if words_of[i] <= index]
-    conditional = table.conditional
+    index, phrases_ = prepared.index, table.phrases
+    order = [p for i in sorted(found) if (p := phrases_[i]).words <= index]
+    if not order:
+        return None
     held: dict[int, bool] = {}  # the groups and the delay, checked when first needed
     for text, low in zip(prepared.texts, prepared.lows, strict=True):
-        for i in order:
-            p = phrases_[i]
-            if p.literal and low and p.literal not in low:
+        for p in order:
+            if low and p.literal not in low:
                 continue
-            if i in conditional:
-                ok = held.get(i)
+            if p.groups or p.rule.min_retry is not None or p.rule.max_retry is not None:
+                ok = held.get(id(p))
                 if ok is None:
-                    ok = held[i] = _holds(p, index, retry_after)
+                    ok = held[id(p)] = _holds(p, index, retry_after)
                 if not ok:
                     continue
-            if p.search(text, low):
+            if not p.on_lower or not low:
+                if p.reference.search(text) is not None:
+                    return p.rule
+            elif not p.word_start:
+                if p.pattern.search(low) is not None:
+                    return p.rule
+            elif _at_word_start(p.pattern, text, low):
                 return p.rule
     return None
 
@@ -531,15 +557,15 @@ def first_match(table: _Table, prepared: Prepared, retry_after: int | None) -> R
 def most_held(table: _Table, prepared: Prepared) -> Rule | None:
     """The one rule of the table with the most alternatives that hold in the whole text
     (the last of the texts), or None on a tie or where none holds (causes.WORDS)."""
-    index = prepared.index
-    found = {i for i in table.always if table.literals[i] in prepared.joined}
-    for t in index & table.trigger_words:
-        found.update(table.by_trigger[t])
     text, low = prepared.texts[-1], prepared.lows[-1]
+    found = _candidates(table, prepared)
+    if not found:
+        return None
+    index = prepared.index
     held: dict[Rule, int] = {}
     for i in found:
         p = table.phrases[i]
-        if table.words[i] <= index and _holds(p, index, None) and p.search(text, low):
+        if p.words <= index and _holds(p, index, None) and p.search(text, low):
             held[p.rule] = held.get(p.rule, 0) + 1
     if not held:
         return None
@@ -550,8 +576,9 @@ def most_held(table: _Table, prepared: Prepared) -> Rule | None:
 
 def _holds(p: _Phrase, index: set[bytes], retry_after: int | None) -> bool:
     """An alternative's conditions besides its words: one of each group, and the delay."""
-    if p.groups and not all(not g.isdisjoint(index) for g in p.groups):
-        return False
+    for g in p.groups:
+        if g.isdisjoint(index):
+            return False
     r = p.rule
     if r.min_retry is not None and (retry_after is None or retry_after < r.min_retry):
         return False
