@@ -1,7 +1,8 @@
 """The cause phrases, compiled for speed: each alternative on its own, tried only where it can hold.
 
 causes.py writes the phrases as regular expressions, for a reader; here each
-alternative is split out and given what a text must have for it to match: the
+alternative is split out (one that opens with a group of words, once per word of the
+group: see _split) and given what a text must have for it to match: the
 start of a literal word it contains (a trigger, looked up in an index of the
 text's word starts), every other word it must contain, the letters it opens
 with. A failure's texts are lower-cased once and searched only with the
@@ -339,6 +340,7 @@ class _Phrase:
     words: frozenset[bytes]  # word starts it must find, every one (see requirements)
     groups: tuple[frozenset[bytes], ...]  # and of each of these, one
     literal: str  # letters it must find as they are (see leading_literal)
+    origin: int = 0  # which alternative of the table as written it comes from (see _split)
 
     def search(self, text: str, low: str) -> bool:
         """Whether the alternative holds in `text`; `low` is text.lower() (see lowered)."""
@@ -377,7 +379,7 @@ def _as_bytes(words: frozenset[str]) -> frozenset[bytes]:
     return frozenset(w.encode() for w in words)
 
 
-def _phrase_of(r: Rule, alt: str) -> _Phrase:
+def _phrase_of(r: Rule, alt: str, origin: int) -> _Phrase:
     chosen = triggers(alt)
     found = _as_bytes(chosen) if chosen is not None else None
     needs = requirements(alt)
@@ -385,7 +387,7 @@ def _phrase_of(r: Rule, alt: str) -> _Phrase:
     groups = tuple(_as_bytes(n) for n in needs if len(n) > 1)
     literal = leading_literal(alt)
     reference = re.compile(alt, re.IGNORECASE)
-    parts = (found, words, groups, literal)
+    parts = (found, words, groups, literal, origin)
     if "(?-i:" in alt:
         return _Phrase(r, alt, reference, reference, False, False, *parts)
     low = _lower_pattern(alt)
@@ -410,11 +412,44 @@ class _Table:
     conditional: frozenset[int]  # alternatives with word groups or a delay (see _holds)
 
 
+_BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=")
+
+
+def _split(alternative: str) -> list[str]:
+    """An alternative that opens with a group of words, as one alternative per word.
+
+    `\\b(?:limit|quota|cap)\\b...` holds where `\\blimit\\b...`, `\\bquota\\b...` or
+    `\\bcap\\b...` holds, and each of those opens with its letters: the regex engine skips
+    ahead to them, and each is tried only where its own word is. A group that is optional
+    or repeated stays as it is, and so does an alternative that refers back to a group.
+    """
+    lead, s = "", alternative
+    if s.startswith("\\b") or s.startswith("^"):
+        lead, s = s[: 1 if s[0] == "^" else 2], s[1 if s[0] == "^" else 2 :]
+    if not s.startswith("(?:") or _BACKREFERENCE.search(alternative):
+        return [alternative]
+    end = group_end(s)
+    if end is None:
+        return [alternative]
+    rest = s[end + 1 :]
+    if rest[:1] in ("?", "*", "+", "{"):
+        return [alternative]
+    branches = alternatives(s[3:end])
+    if len(branches) < 2:
+        return [alternative]
+    return [part for b in branches for part in _split(lead + b + rest)]
+
+
 def _table(rules: tuple[Rule, ...]) -> _Table:
-    flat = tuple(
-        _phrase_of(r, alt)
+    written = [
+        (r, alt)
         for r in rules
         for alt in alternatives(r.message.pattern if r.message is not None else "")
+    ]
+    flat = tuple(
+        _phrase_of(r, part, origin)
+        for origin, (r, alt) in enumerate(written)
+        for part in _split(alt)
     )
     words = {w for p in flat if p.triggers is not None for w in p.triggers}
     always = tuple(i for i, p in enumerate(flat) if p.triggers is None)
@@ -562,15 +597,15 @@ def most_held(table: _Table, prepared: Prepared) -> Rule | None:
     if not found:
         return None
     index = prepared.index
-    held: dict[Rule, int] = {}
+    held: dict[Rule, set[int]] = {}  # the alternatives as written that hold, per rule
     for i in found:
         p = table.phrases[i]
         if p.words <= index and _holds(p, index, None) and p.search(text, low):
-            held[p.rule] = held.get(p.rule, 0) + 1
+            held.setdefault(p.rule, set()).add(p.origin)
     if not held:
         return None
-    best = max(held.values())
-    top = [r for r, n in held.items() if n == best]
+    best = max(len(n) for n in held.values())
+    top = [r for r, n in held.items() if len(n) == best]
     return top[0] if len(top) == 1 else None
 
 
