@@ -192,25 +192,33 @@ _REASONS = (
     "Bad Gateway|Service Unavailable|Gateway Timeout|Overloaded|Client Closed Request"
 )
 # The HTTP status stated in words, most explicit forms first; matched on the lower-cased
-# words (a case-insensitive search costs several times as much).
-_STATUS_WORDS: tuple[re.Pattern[str], ...] = (
-    re.compile(
-        r"\b(?:error code|status code|status_code|statuscode|http status|http code|"
-        r"last status|status)\b\W{0,3}([1-5]\d\d)\b"
+# words (a case-insensitive search costs several times as much). Beside a form that opens
+# with no letters the regex engine can skip ahead to, the words one of which it must
+# contain: a text with none of them is not searched with it.
+_STATUS_WORDS: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = (
+    (
+        re.compile(
+            r"\b(?:error code|status code|status_code|statuscode|http status|http code|"
+            r"last status|status)\b\W{0,3}([1-5]\d\d)\b"
+        ),
+        ("status", "code"),
     ),
-    re.compile(r"\bhttp(?:/\d(?:\.\d)?)?[ :]\s?([1-5]\d\d)\b"),
-    re.compile(rf"\b([1-5]\d\d)[ :-]{{1,3}}(?:{_REASONS.lower()})\b"),
-    re.compile(r"\b([1-5]\d\d) status code\b"),
+    (re.compile(r"\bhttp(?:/\d(?:\.\d)?)?[ :]\s?([1-5]\d\d)\b"), ("http",)),
+    (re.compile(rf"\b([1-5]\d\d)[ :-]{{1,3}}(?:{_REASONS.lower()})\b"), ()),
+    (re.compile(r"\b([1-5]\d\d) status code\b"), (" status code",)),
     # "Error: 400 {...}", "API Error: 529 Overloaded", "ClientError: 400 INVALID_ARGUMENT",
     # "API Error (529 {...})", "unexpected status 401"
-    re.compile(
-        r"(?:(?:error|exception|\bfailed|\bfailure|\bunexpected status)\W{0,3}|\(|\[)"
-        r"([1-5]\d\d)(?= [{\[a-z]|[.:,)\]]|$)"
+    (
+        re.compile(
+            r"(?:(?:error|exception|\bfailed|\bfailure|\bunexpected status)\W{0,3}|\(|\[)"
+            r"([1-5]\d\d)(?= [{\[a-z]|[.:,)\]]|$)"
+        ),
+        (),
     ),
     # a status that ends the text after a colon: "Failed to list models: 403"
-    re.compile(r": ([1-5]\d\d)\s*$"),
+    (re.compile(r": ([1-5]\d\d)\s*$"), ()),
     # a status at the very start: "429 {...}", "503 UNAVAILABLE. {...}"
-    re.compile(r"^\W{0,4}([1-5]\d\d)(?= [{\[a-z(]|:|$)"),
+    (re.compile(r"^\W{0,4}([1-5]\d\d)(?= [{\[a-z(]|:|$)"), ()),
 )
 # gRPC status names, as words in a text (case matters: "INTERNAL", not "internal").
 _GRPC = frozenset(
@@ -302,7 +310,9 @@ def _status_in_words(text: str) -> int | None:
     if _NUMBER.search(text) is None:
         return None
     low = text.lower()
-    for p in _STATUS_WORDS:
+    for p, needs in _STATUS_WORDS:
+        if needs and not any(w in low for w in needs):
+            continue
         m = p.search(low)
         if m is not None:
             return int(m.group(1))
