@@ -298,7 +298,7 @@ def names_in(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     Read only when the tiers get that far (engine.Case), since most failures are decided
     by a phrase or a code first.
     """
-    names = _IDENTIFIER.findall(text)
+    names = dict.fromkeys(_IDENTIFIER.findall(text))  # each name once, in order
     grpc = tuple(dict.fromkeys(n.lower() for n in names if n in _GRPC))
     exceptions = tuple(
         dict.fromkeys(n.lower() for n in names if n[0].isupper() and n.endswith(_EXCEPTION_ENDS))

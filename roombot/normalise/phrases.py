@@ -370,7 +370,7 @@ def lowered(text: str) -> str:
     agrees with it, else "" (such a text is read by the phrases as written: "İ" lowers to
     two characters, and the regex engine folds the long s with "s", the dotless i with "i")."""
     low = text.lower()
-    if len(low) != len(text) or "\u017f" in low or "\u0131" in low:
+    if len(low) != len(text) or (not low.isascii() and ("\u017f" in low or "\u0131" in low)):
         return ""
     return low
 
@@ -507,7 +507,8 @@ def word_index(low: str) -> set[bytes]:
     candidates than `\\b` would allow, never fewer.
     """
     if low.isascii():
-        return set(map(_FIRST_LETTERS, low.encode().translate(_SEPARATE).split()))
+        # each word once (a failure repeats its keys and words), then its first letters
+        return set(map(_FIRST_LETTERS, set(low.encode().translate(_SEPARATE).split())))
     return {w.encode() for w in _WORD_START.findall(low)}
 
 
