@@ -271,7 +271,10 @@ def judge(case: Case, *, anchored: bool = False) -> Rule | None:
     `anchored`: cause phrases must open the sentence (see `decide`), and the rest of the
     text is not searched; used to confirm that words are a provider's own sentence.
     """
-    return next((r for _, r in _tiers(case, anchored) if r is not None), None)
+    for _, r in _tiers(case, anchored):
+        if r is not None:
+            return r
+    return None
 
 
 def explain(case: Case) -> dict[str, Rule | None]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import operator
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from roombot.normalise.causes import CAUSES, WEAK, WORDS
 from roombot.normalise.patterns import alternatives, group_end
@@ -512,14 +513,14 @@ def word_index(low: str) -> set[bytes]:
     return {w.encode() for w in _WORD_START.findall(low)}
 
 
-@dataclass(frozen=True, slots=True)
-class Prepared:
-    """The texts of one failure that phrases are searched in, read once for every table."""
+class Prepared(NamedTuple):
+    """The texts of one failure that phrases are searched in, read once for every table
+    (a named tuple: one is made for every failure, and a tuple is the quickest to make)."""
 
     texts: tuple[str, ...]  # the provider's sentence first, then the whole text
     lows: tuple[str, ...]  # each lowered (see lowered), "" where it must be read as written
     joined: str  # their lower-cased words, for the tables' leading letters
-    index: set[bytes]  # their word starts (see word_index)
+    word_starts: set[bytes]  # their word starts (see word_index)
     ascii: bool  # joined is ASCII: no leading letters but ASCII ones can be in it
 
 
@@ -546,7 +547,7 @@ def _candidates(table: _Table, prepared: Prepared) -> set[int]:
     """The alternatives of the table a text's words can hold: those with a trigger among
     its word starts, and those with none whose leading letters it has (a letter that is
     not ASCII is in no ASCII text, so such a text looks only for the ASCII ones)."""
-    index, by_trigger = prepared.index, table.by_trigger
+    index, by_trigger = prepared.word_starts, table.by_trigger
     found: set[int] = set()
     for t in index & table.trigger_words:
         found.update(by_trigger[t])
@@ -564,7 +565,7 @@ def first_match(table: _Table, prepared: Prepared, retry_after: int | None) -> R
         return None
     # What does not depend on which text is read is checked once: every word an
     # alternative must contain has to be there, not only its trigger, and its delay.
-    index, phrases_ = prepared.index, table.phrases
+    index, phrases_ = prepared.word_starts, table.phrases
     order = [p for i in sorted(found) if (p := phrases_[i]).words <= index]
     if not order:
         return None
@@ -597,7 +598,7 @@ def most_held(table: _Table, prepared: Prepared) -> Rule | None:
     found = _candidates(table, prepared)
     if not found:
         return None
-    index = prepared.index
+    index = prepared.word_starts
     held: dict[Rule, set[int]] = {}  # the alternatives as written that hold, per rule
     for i in found:
         p = table.phrases[i]
