@@ -5,11 +5,13 @@ alternative is split out (one that opens with a group of words, once per word of
 group: see _split) and given what a text must have for it to match: the
 start of a literal word it contains (a trigger, looked up in an index of the
 text's word starts), every other word it must contain, the letters it opens
-with. A failure's texts are lower-cased once and searched only with the
-alternatives they can match, case-sensitively, a leading `\\b` checked by hand
-(both keep the regex engine's fast literal scan). The result is the same as
-searching every phrase as written (tests/normalise/test_engine.py holds it to
-that on every corpus text and on generated ones), in a few microseconds.
+with. A failure's texts are lower-cased once, their word starts indexed once for
+every table; a table's candidates are the alternatives whose trigger is among them
+(and the few with none whose letters the text has), and only those are searched,
+in the table's order, case-sensitively, a leading `\\b` checked by hand (both keep
+the regex engine's fast literal scan). The result is the same as searching every
+phrase as written (tests/normalise/test_phrases.py holds it to that on every corpus
+text and on generated ones), in a few microseconds.
 """
 
 from __future__ import annotations
