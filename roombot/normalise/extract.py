@@ -46,6 +46,9 @@ _UNWRAP_DEPTH = 3  # JSON inside JSON strings, this many levels
 
 _DECODER = json.JSONDecoder()
 _OPEN = re.compile(r"[{\[]")
+# How a JSON object or array opens (its first key, or its first value, or its end): the
+# decoder reads only a bracket so followed, and raising its error costs far more.
+_JSON_START = re.compile(r"""\{[ \t\n\r]*["}]|\[[ \t\n\r]*[-"0-9{\[\]tfnNI]""")
 _TOKENS = re.compile(r"""[{}\[\]()"'\\]""")
 # One step of the literal scanner: a whole quoted string (a backslash escapes the
 # character after it), a bracket, or a quote that opens a string never closed.
@@ -117,6 +120,8 @@ def _find(text: str) -> list[tuple[object, int]]:
         value: object = pyliteral.MISSING
         end = start + 1
         try:
+            if _JSON_START.match(text, start) is None:
+                raise ValueError  # no JSON opens so ("{'a': 1}"): a Python literal may
             value, end = _DECODER.raw_decode(text, start)
         except (ValueError, RecursionError):
             stop = _literal_end(text, start, budget)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from roombot.normalise import classify, normalise_full
 from roombot.normalise.extract import (
     _CLOSERS,
+    _JSON_START,
     _MAX_DEPTH,
     _MAX_LITERAL,
     _STATUS_WORDS,
@@ -233,3 +234,23 @@ def test_the_status_forms_read_near_the_numbers_on_every_corpus_text() -> None:
         said = [v for v in error.values() if isinstance(v, str)] if isinstance(error, dict) else []
         for text in (raw, raw[:200], raw[-200:], *said):
             assert _status_in_words(text) == _status_searched_whole(text), text[:200]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(_JSON, max_size=3) | st.dictionaries(st.text(max_size=3), _JSON),
+    st.sampled_from([None, 0, 2, "\t"]),
+)
+def test_every_json_body_opens_as_the_decoder_is_asked_to_read_it(
+    value: object, indent: int | str | None
+) -> None:
+    text = json.dumps(value, indent=indent)
+    assert _JSON_START.match(text) is not None
+    assert find_values(f"Error: {text}") == ([value] if value else [])
