@@ -283,6 +283,8 @@ _EXCEPTION_ENDS = (
     "Unavailable",
     "Aborted",
 )
+# Some letters one of those names must hold: an exception class's ending, a gRPC name.
+_NAME_HINT = re.compile("|".join(_EXCEPTION_ENDS + tuple(sorted(_GRPC))))
 _NUMBER = re.compile(r"(?<!\d)[1-5]\d\d(?!\d)")
 _URL = re.compile(r"\b(?:https?|wss?)://([^\s/\"'<>)\]]+)[^\s\"'<>)\]]*", re.IGNORECASE)
 _FRAME = re.compile(r"^[ \t]+(?:at [^\n]*|File \"[^\n]*)$\n?", re.MULTILINE)
@@ -331,6 +333,8 @@ def names_in(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     Read only when the tiers get that far (engine.Case), since most failures are decided
     by a phrase or a code first.
     """
+    if _NAME_HINT.search(text) is None:
+        return (), ()  # no name can end so, nor be a gRPC status: most texts
     names = dict.fromkeys(_IDENTIFIER.findall(text))  # each name once, in order
     grpc = tuple(dict.fromkeys(n.lower() for n in names if n in _GRPC))
     exceptions = tuple(
