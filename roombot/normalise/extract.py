@@ -209,50 +209,26 @@ _REASONS = (
     "Bad Gateway|Service Unavailable|Gateway Timeout|Overloaded|Client Closed Request"
 )
 # The HTTP status stated in words, most explicit forms first; matched on the lower-cased
-# words (a case-insensitive search costs several times as much). Each form reads the
-# status as a number of three digits (_NUMBER: no digit on either side), and beside it are
-# how far its match may reach before that number and after it (None: to the end), and
-# the words one of which it must contain (a text with none of them is not searched).
-_STATUS_WORDS: tuple[tuple[re.Pattern[str], int, int | None, tuple[str, ...]], ...] = (
-    (
-        re.compile(
-            r"\b(?:error code|status code|status_code|statuscode|http status|http code|"
-            r"last status|status)\b\W{0,3}([1-5]\d\d)\b"
-        ),
-        len("status_code") + 3,
-        1,
-        ("status", "code"),
+# words (a case-insensitive search costs several times as much).
+_STATUS_WORDS: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"\b(?:error code|status code|status_code|statuscode|http status|http code|"
+        r"last status|status)\b\W{0,3}([1-5]\d\d)\b"
     ),
-    (
-        re.compile(r"\bhttp(?:/\d(?:\.\d)?)?[ :]\s?([1-5]\d\d)\b"),
-        len("http/1.1 ") + 1,
-        1,
-        ("http",),
-    ),
-    (
-        re.compile(rf"\b([1-5]\d\d)[ :-]{{1,3}}(?:{_REASONS.lower()})\b"),
-        0,
-        3 + max(len(r) for r in _REASONS.split("|")) + 1,
-        (),
-    ),
-    (re.compile(r"\b([1-5]\d\d) status code\b"), 0, len(" status code") + 1, (" status code",)),
+    re.compile(r"\bhttp(?:/\d(?:\.\d)?)?[ :]\s?([1-5]\d\d)\b"),
+    re.compile(rf"\b([1-5]\d\d)[ :-]{{1,3}}(?:{_REASONS.lower()})\b"),
+    re.compile(r"\b([1-5]\d\d) status code\b"),
     # "Error: 400 {...}", "API Error: 529 Overloaded", "ClientError: 400 INVALID_ARGUMENT",
     # "API Error (529 {...})", "unexpected status 401"
-    (
-        re.compile(
-            r"(?:(?:error|exception|\bfailed|\bfailure|\bunexpected status)\W{0,3}|\(|\[)"
-            r"([1-5]\d\d)(?= [{\[a-z]|[.:,)\]]|$)"
-        ),
-        len("unexpected status") + 3,
-        2,
-        (),
+    re.compile(
+        r"(?:(?:error|exception|\bfailed|\bfailure|\bunexpected status)\W{0,3}|\(|\[)"
+        r"([1-5]\d\d)(?= [{\[a-z]|[.:,)\]]|$)"
     ),
     # a status that ends the text after a colon: "Failed to list models: 403"
-    (re.compile(r": ([1-5]\d\d)\s*$"), 2, None, ()),
+    re.compile(r": ([1-5]\d\d)\s*$"),
     # a status at the very start: "429 {...}", "503 UNAVAILABLE. {...}"
-    (re.compile(r"^\W{0,4}([1-5]\d\d)(?= [{\[a-z(]|:|$)"), 4, 2, ()),
+    re.compile(r"^\W{0,4}([1-5]\d\d)(?= [{\[a-z(]|:|$)"),
 )
-_NEAR_NUMBERS = 32  # a text with more numbers than this is searched whole, form by form
 # gRPC status names, as words in a text (case matters: "INTERNAL", not "internal").
 _GRPC = frozenset(
     {
@@ -344,32 +320,13 @@ def names_in(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _status_in_words(text: str) -> int | None:
-    """The status the words state: the first form (in _STATUS_WORDS' order) that holds,
-    read where it first holds.
-
-    A form is searched only around each number of three digits, nearest the start first,
-    as far as its match may reach: the first match of a form reads the first number it can
-    read (what comes before a form's number holds no such number), so that is where a
-    search of the whole text would find it too.
-    """
-    low = text.lower()
-    numbers = [m.start() for m in _NUMBER.finditer(low)]
-    if not numbers:
+    if _NUMBER.search(text) is None:
         return None
-    size = len(low)
-    for p, before, after, needs in _STATUS_WORDS:
-        if needs and not any(w in low for w in needs):
-            continue
-        if len(numbers) > _NEAR_NUMBERS:
-            m = p.search(low)
-            if m is not None:
-                return int(m.group(1))
-            continue
-        for at in numbers:
-            end = size if after is None else min(size, at + 3 + after)
-            m = p.search(low, max(0, at - before), end)
-            if m is not None and m.start(1) == at:
-                return int(m.group(1))
+    low = text.lower()
+    for p in _STATUS_WORDS:
+        m = p.search(low)
+        if m is not None:
+            return int(m.group(1))
     return None
 
 

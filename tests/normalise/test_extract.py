@@ -17,18 +17,15 @@ from roombot.normalise.extract import (
     _JSON_START,
     _MAX_DEPTH,
     _MAX_LITERAL,
-    _STATUS_WORDS,
     _TOKENS,
     HEAD,
     TAIL,
     _literal_end,
-    _status_in_words,
     extract,
     find_values,
     names_in,
     window,
 )
-from tests.normalise.entries import failures, in_check_split
 
 
 def test_json_and_python_literals_are_found_inside_words() -> None:
@@ -178,62 +175,6 @@ def test_the_literal_scanner_spends_and_finds_as_one_step_per_token(text: str, b
         assert found == _literal_end_step_by_step(text, start, theirs)
         assert (ours[0] < 0) == (theirs[0] < 0)
         assert ours[0] < 0 or ours[0] == theirs[0]
-
-
-def _status_searched_whole(text: str) -> int | None:
-    """The status forms searched in the whole text, one after the other."""
-    low = text.lower()
-    for p, _before, _after, _needs in _STATUS_WORDS:
-        m = p.search(low)
-        if m is not None:
-            return int(m.group(1))
-    return None
-
-
-_STATUS_PIECES = [
-    "429",
-    "500",
-    "5000",
-    "1234",
-    " ",
-    ":",
-    ": ",
-    "-",
-    "\n",
-    "(",
-    "[",
-    "{",
-    "x",
-    "error",
-    "Error code",
-    "status",
-    "status_code",
-    "http",
-    "HTTP/1.1",
-    "failed",
-    "unexpected status",
-    "Too Many Requests",
-    "Bad Request",
-    "status code",
-    "İ",
-]
-
-
-@settings(max_examples=3000, deadline=None)
-@given(st.lists(st.sampled_from(_STATUS_PIECES) | st.text(max_size=3), max_size=30).map("".join))
-def test_the_status_forms_read_near_the_numbers_what_the_whole_text_gives(text: str) -> None:
-    assert _status_in_words(text) == _status_searched_whole(text)
-
-
-def test_the_status_forms_read_near_the_numbers_on_every_corpus_text() -> None:
-    for e in failures():
-        if in_check_split(str(e.data.get("source", ""))):
-            continue  # the check split is read by the accuracy figures alone
-        error = e.data.get("error", e.data.get("answer"))
-        raw = json.dumps(error)
-        said = [v for v in error.values() if isinstance(v, str)] if isinstance(error, dict) else []
-        for text in (raw, raw[:200], raw[-200:], *said):
-            assert _status_in_words(text) == _status_searched_whole(text), text[:200]
 
 
 _JSON = st.recursive(
