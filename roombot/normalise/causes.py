@@ -51,7 +51,8 @@ def any_of(*phrases: str) -> str:
 # What an agent runs on, or reaches it through ("offline" alone says node_offline anyway).
 _MACHINE = (
     r"\b(?:runtime|node|worker|daemon|machine|runner|device|environment|workspace|sandbox|"
-    r"container|host agent|agents?|remote|desktop|gateway|hub|owner|rpc)"
+    r"container|host agent|agents?|remote|desktop|gateway|hub|owner|rpc|codespace|relay|vm|wsl|"
+    r"devcontainer|pod)"
 )
 
 
@@ -95,6 +96,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\bcontent exists risk\b",
             r"\bsafety classifier\b",
             r"\bsensitive content (?:was )?(?:detected|found|blocked)\b",
+            r"\bsensitive[ _]words?\b",  # an OpenAI-compatible relay's word filter
+            r"\bpublic_error_unsafe_generation\b",  # Google's reason for a blocked generation
+            r"\bnew_sensitive\b",
             r"\bmatched public code\b",
             "\u654f\u611f\u5185\u5bb9",  # "sensitive content"
             "\u4e0d\u5408\u89c4",  # "non-compliant (content)"
@@ -225,7 +229,12 @@ CAUSES: tuple[Rule, ...] = (
         "text/credit-balance-too-low",
         message=any_of(
             r"\binsufficient[ _](?:quota|balance|credits?|funds)\b",
+            r"\binsufficient_\w+_quota\b",  # one-api's insufficient_user_quota
+            r"\bquota (?:is )?not enough\b",
             r"\bcredit balance\b",
+            # Copilot's monthly allowance of premium requests, and the overages past it
+            r"\bpremium requests?\b[^.\n]{0,20}?\b(?:limit|quota|allowance)\b",
+            r"\boverages?\b",
             r"\bcredits? (?:exhausted|depleted|ran out|(?:are|have been) (?:used up|exhausted|"
             r"depleted))",
             r"\b(?:out of|no remaining|insufficient|not enough|run out of|ran out of|add|add more|"
@@ -288,6 +297,12 @@ CAUSES: tuple[Rule, ...] = (
             r"\bfree tier\b[^.\n]{0,40}?\b(?:limit|exceed\w*|exhaust\w*)",
         ),
     ),
+    # --- a service out of capacity is an overload, even as RESOURCE_EXHAUSTED (Vertex) ---------
+    rule(
+        K.PROVIDER_UNAVAILABLE,
+        "wild/harvest10_gateways/vertex-java-resource-exhausted-out-of-capacity",
+        message=r"\b(?:temporarily )?out of capacity\b",
+    ),
     # --- rate_limit: only now do the bare words decide ------------------------------------------
     rule(
         K.RATE_LIMIT,
@@ -304,6 +319,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\btoo many (?:concurrent |parallel |simultaneous )?(?:requests|connections|calls)\b",
             r"\brequest limit\b",
             r"\bconcurren\w* (?:request )?limit",
+            r"\bspeed[ -]limited\b",
             r"\bresource (?:has been )?exhausted\b",
         ),
     ),
@@ -355,6 +371,9 @@ CAUSES: tuple[Rule, ...] = (
             r"must be provided)\b",
             r"\bAPI_KEY_(?:INVALID|EXPIRED)\b",
             r"\bunauthori[sz]ed\b",
+            r"\b(?:user|account) is disabled\b",
+            r"\bhas not been used in project\b",
+            r"\bnot supported when using\b[^.\n]{0,40}?\baccount\b",
             r"\bunauthenticated\b",
             r"\bnot authenticated\b",
             r"\bauthenticat\w*\b[^.\n]{0,20}?\b(?:failed|required|error|invalid)\b",
@@ -366,7 +385,10 @@ CAUSES: tuple[Rule, ...] = (
             r"bearer |refresh |session |security )?tokens?\b",
             r"\btokens?\b[^.\n]{0,20}?\b(?:has expired|expired|(?:was |been )?revoked|is invalid|"
             r"was already used|could not be refreshed)\b",
-            r"\bpermission[ _]denied\b",
+            # a file the OS would not open (EACCES, errno 13) is no credential's fault
+            r"\bpermission[ _]denied\b(?<!eacces: permission denied)"
+            r"(?<!errno 13\] permission denied)(?!,? (?:open|mkdir|scandir|unlink|rename|access|"
+            r"lstat|stat|chmod|copyfile|symlink|rmdir|spawn)\b| ?\(os error 13\))",
             r"\baccess (?:is )?denied\b",
             r"\bforbidden\b",
             r"\b(?:do|does|did)(?: not|n'?t) have (?:permission|access)\b",
@@ -424,6 +446,10 @@ CAUSES: tuple[Rule, ...] = (
         "claude-code/output-token-maximum",
         message=any_of(
             r"\boutput token (?:maximum|limit)\b",
+            # pydantic-ai's run budget: requests, tokens or tool calls of one run
+            r"\busagelimitexceeded\b",
+            r"\bexceeded the (?:total_tokens|request|response_tokens|request_tokens|tool_calls)"
+            r"_limit\b",
             r"\b(?:max|maximum) (?:output )?tokens?\b[^.\n]{0,30}?\b(?:reached|hit)\b",
             r"\b(?:reached|hit|exceeded) (?:the |its )?max(?:imum)?[ _](?:output[ _])?tokens\b",
             r"\bfinish_?reason\W{1,4}(?:length|max_tokens)\b",
@@ -454,6 +480,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bresponse (?:was |is )?too long\b",
             r"\b(?:hit|reached) the (?:\w+ )?length limit\b",
             r"\bturns? limit\b",
+            r"\b\d+ turns\b[^.\n]{0,30}?\bexceed\w*\b[^.\n]{0,30}?\bmaximum\b",
             "\u88ab\u622a\u65ad",  # "was truncated"
             "\u8f93\u51fa\u4e0d\u5b8c\u6574",  # "output incomplete"
             r"\brecursion limit\b[^.\n]{0,20}?\breached",
@@ -472,6 +499,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:process|agent|harness|cli|subprocess|child process|acp|app-server|stdio)"
             r"\b[^.\n]{0,40}?\b(?:failed to start|startup failed|spawn failed)\b",
             r"\bfailed to spawn\b",
+            r"\bfailed to launch\b",
             r"\bdid not become ready\b",
             r"\bcannot be (?:launched|started)\b",
             r"\bexec format error\b",
@@ -515,6 +543,18 @@ CAUSES: tuple[Rule, ...] = (
             r"machine)\b[^.\n]{0,60}?\b(?:is |was )?(?:unavailable|unhealthy|(?:has |have |may "
             r"have )?(?:already )?shut down)\b",
             r"\bstopped hearing from\b",
+            r"\bno such container\b",  # docker's words for a sandbox container that is gone
+            r"\bshutdown manager killing pod\b",  # the kubelet, when its node shuts down
+            r"\bnode (?:is )?shutting down\b",
+            # the machine itself, not a process on it: a cloud or WSL instance, a VM, a pod
+            r"\b(?:(?:spot |ec2 |wsl |vm |cloud )instance|virtual machine|vm|pod|codespace)\b"
+            r"[^.\n]{0,40}?\b(?:has |was |is )?(?:been )?(?:terminated|preempted|reclaimed|"
+            r"deleted)\b",
+            r"\b(?:disconnected|lost (?:the )?connection) from (?:the |your )?(?:codespace|remote|"
+            r"sandbox|runtime|workspace|vm|host|devcontainer|container)\b",
+            # SSH to the machine the agent works on: its own words, or a refusal on port 22
+            r"\bssh\w*\b[^\n]{0,60}?\bconnection (?:closed|reset|refused|timed out|lost)\b",
+            r"\beconnrefused [\d.]+:22\b",
             r"\bnode was low on resource\b",  # the kubelet's words when it evicts a pod
             r"\bevicted\b",
             r"\bheartbeats?\b[^.\n]{0,40}?\b(?:missed|lost|timed? ?out|stopped|not received|stale|"
@@ -529,7 +569,7 @@ CAUSES: tuple[Rule, ...] = (
             r"not found\b",
             r"\b(?:failed to|could not|cannot|unable to) connect to\b[^.\n]{0,40}?\b(?:desktop|"
             r"gateway|daemon|runtime|node|worker|runner|host agent|remote|extension host|"
-            r"environment|sandbox|workspace|bridge)\b",
+            r"environment|sandbox|workspace|bridge|relay|codespace|ssh|vm|wsl)\b",
             r"\b(?:gateway|bridge|relay|hub) (?:connection )?closed\b",
             r"\bnever connected\b",
             r"\bno (?:sandbox|runtime|container|workspace) (?:was )?found\b",
@@ -549,6 +589,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\btimeout\b(?<!['\"`]timeout)(?!\s*[=:]\s*\d)",
             r"\bdeadline[ _]exceeded\b",
             r"\bETIMEDOUT\b",
+            r"\bexceeded \d+ ?(?:ms|s|secs?|seconds|milliseconds|minutes?|mins?)\b",
+            r"\bmcp error -32001\b",  # MCP's RequestTimeout
             r"\bESOCKETTIMEDOUT\b",
             r"\btimeout ?(?:error|exception)\b",
             r"\btook too long\b",
@@ -572,6 +614,11 @@ CAUSES: tuple[Rule, ...] = (
             r"\bservice (?:is )?(?:temporarily |currently )?unavailable\b",
             r"\bserver (?:is )?(?:temporarily |currently )?(?:busy|overloaded|unavailable)\b",
             r"\btoo busy\b",
+            r"\bservice (?:is )?(?:currently )?busy\b",
+            # Ollama's model runner that died is the local provider gone, not the harness
+            r"\b(?:llama |model )?runner (?:process )?(?:has )?(?:terminated|"
+            r"(?:unexpectedly )?stopped(?: unexpectedly)?|crashed)\b",
+            r"\bollama(?:\.service)?\b[^\n]{0,40}?\boom[ -]?kill",
             r"\bmodel (?:is )?(?:currently )?busy\b",
             r"\bmodel (?:has )?crashed\b",
             r"\bserver (?:is )?not running\b",
@@ -581,6 +628,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bmodel\b[^\n]{0,60}?\bis (?:currently )?loading\b",
             "\u8bbf\u95ee\u91cf\u8fc7\u5927",  # "too much traffic"
             r"\bhigh demand\b",
+            "\u9ad8\u9700\u6c42",  # "high demand"
             r"\bover capacity\b",
             r"\bcapacity (?:exceeded|constraints?|issues?)\b",
             r"\bexperiencing (?:high|heavy|unusually high) (?:load|traffic|demand)\b",
@@ -624,7 +672,13 @@ CAUSES: tuple[Rule, ...] = (
         message=any_of(
             r"\bcore dumped\b",
             r"\bsegmentation fault\b",
-            r"(?-i:\b(?:SIGKILL|SIGSEGV|SIGABRT|SIGBUS)\b)",
+            r"(?-i:\b(?:SIGKILL|SIGSEGV|SIGABRT|SIGBUS|SIGILL|SIGFPE)\b)",
+            # the kernel's and the shell's words for a process killed by SIGILL
+            r"\btrap invalid opcode\b",
+            r"\bbus error\b",  # SIGBUS, as zsh reports a job
+            r"\bcaught panic\b",
+            r"\bnil pointer dereference\b",  # Go's runtime, as a crash prints it
+            r"\billegal instruction\b",
         ),
     ),
     # --- a connection the server dropped is no cancellation -------------------------------------
@@ -646,6 +700,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\buser[ -]requested\b",
             r"\bKeyboardInterrupt\b",
             r"\bAbortError\b",
+            r"\b(?:response|request)aborted\b",
             r"\babort requested\b",
             r"\bcancel (?:was )?(?:received|requested)\b",
             "\u5df2\u53d6\u6d88",  # "cancelled"
@@ -662,12 +717,16 @@ CAUSES: tuple[Rule, ...] = (
         K.HARNESS_EXITED,
         "wild/agents/multica-codex-process-exited-status-2",
         message=any_of(
-            r"\bprocess\b[^.\n]{0,40}?\b(?:exited|terminated|crashed|died|quit|was killed|"
+            r"\bprocess\b[^.\n]{0,40}?\b(?:exited|exiting|terminated|crashed|died|quit|was killed|"
             r"is not (?:available|running))\b",
             r"\b(?:exited|terminated|shut down|closed|stopped) (?:unexpectedly|prematurely|"
             r"abnormally)\b",
             r"\bexit(?:ed)? \(?(?:with )?(?:exit )?(?:code|status)\b[: =]{0,2}(?:some\()?-?\d+",
             r"\bexited with\b",
+            r"\bexit_?code\b\W{0,3}-?[1-9]\d*",  # exitCode=1, exit_code: 2
+            # an MCP server's stdio child that ended: the SDKs' -32000 "Connection closed"
+            r"\bmcp error -32000\b",
+            r"\bmcp\b[^.\n]{0,40}?\bconnection closed\b",
             r"\bcommand not found\b",
             r"\bsh: (?:line )?\d+: [^:\n]+: not found\b",  # dash's own words for it
             r"\bspawn\b[^\n]{0,80}?\b(?:E[A-Z]{3,}|UNKNOWN)\b",  # libuv's codes, as node says them
@@ -681,6 +740,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:query|session|process|agent|pipe|channel|bridge) closed before (?:the )?"
             r"(?:response|reply|turn)\b",
             r"\bprocess failed\b",
+            r"\bprocess (?:is|has) gone\b",
             r"\bprocess[ _](?:was )?lost\b",
             r"\b(?:shutting down|killing|terminating) the (?:\w+ )?process\b",
             r"\bprocess ?transport closed\b",
@@ -743,11 +803,15 @@ CAUSES: tuple[Rule, ...] = (
             r"\bunexpected eof\b",
             r"\bunexpected end of (?:json input|stream|data)\b",
             r"\bempty reply from server\b",
+            r"\bwithout sending any (?:chunks|data|bytes)\b",
+            r"\b(?:deserializ\w*|decod\w*|pars\w*)\b[^.\n]{0,30}?\bapi response\b",
+            r"\ban internal error has occurred\b",  # Google's words for INTERNAL (500)
             r"\bended prematurely\b",
             r"\bnot connected to the internet\b",
             r"\b(?:check|lost) your (?:network|internet) connection\b",
             "\u8bf7\u68c0\u67e5\u7f51\u7edc",  # "please check the network"
             r"\b(?:error|problem|trouble) connecting to\b",
+            r"\b(?:problem|trouble|error) reaching\b",
             r"\bfailed to fetch\b",
             r"\bconnection error\b",
             r"\b(?:failed|unable) to connect\b",
@@ -773,6 +837,11 @@ CAUSES: tuple[Rule, ...] = (
             r"\berror sending request\b",
             r"\bcertificate\b[^.\n]{0,30}?\b(?:verify|verification|expired|invalid|failed)\b",
             r"\bsslerror\b",
+            r"\bself[- ]signed certificate\b",
+            r"\bunable to (?:get (?:local )?issuer|verify the first) certificate\b",
+            # node's TLS error codes
+            r"\b(?:cert_has_expired|unable_to_verify_leaf_signature|depth_zero_self_signed_cert|"
+            r"self_signed_cert_in_chain|unable_to_get_issuer_cert_locally|err_tls_cert_altname_invalid)\b",
             r"\bssl[_ ]error\b",
             r"\bhandshake (?:failed|failure)\b",
             r"\bout of memory\b",
@@ -792,6 +861,9 @@ WEAK: tuple[Rule, ...] = (
             r"\binvalid[ _](?:request|argument|parameter|params?|value|input|schema|json|format|"
             r"type|content|body|role|message|tool)s?\b",
             r"(?-i:\bINVALID_ARGUMENT\b)",
+            r"\binvalid \w+ value\b",  # "Invalid max_tokens value"
+            r"\bfailed to build (?:the )?request\b",
+            r"\bvalid range of\b",
             r"\bmalformed\b",
             r"\bno model (?:was )?(?:specified|provided|given)\b",
             r"\bvalidation (?:error|failed|exception)\b",
@@ -1083,6 +1155,12 @@ WORDS: tuple[Rule, ...] = (
             "harmful",
             r"censor\w*",
             "blocked",
+            # Copilot's public-code block in other languages (de, pt/es, fr, it)
+            "blockiert",
+            "bloqueada",
+            "bloqueado",
+            "bloqu\u00e9e?",
+            "bloccat[ao]",
             "\u654f\u611f",  # sensitive
             "\u8fdd\u89c4",  # violation
             "\u8fc7\u6ee4",  # filtered

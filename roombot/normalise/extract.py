@@ -44,7 +44,7 @@ _MAX_DEPTH = 64  # bracket depth a literal may have
 _MAX_NODES = 400  # nodes visited when collecting fields
 _UNWRAP_DEPTH = 3  # JSON inside JSON strings, this many levels
 
-_DECODER = json.JSONDecoder()
+_DECODER = json.JSONDecoder(strict=False)  # a terminal may wrap a body inside its strings
 _OPEN = re.compile(r"[{\[]")
 # How a JSON object or array opens (its first key, or its first value, or its end): the
 # decoder reads only a bracket so followed, and raising its error costs far more.
@@ -216,7 +216,9 @@ _STATUS_WORDS: tuple[re.Pattern[str], ...] = (
         r"last status|status)\b\W{0,3}([1-5]\d\d)\b"
     ),
     re.compile(r"\bhttp(?:/\d(?:\.\d)?)?[ :]\s?([1-5]\d\d)\b"),
-    re.compile(rf"\b([1-5]\d\d)[ :-]{{1,3}}(?:{_REASONS.lower()})\b"),
+    re.compile(rf"\b([1-5]\d\d)[ :(-]{{1,3}}(?:{_REASONS.lower()})\b"),
+    # Python requests: "422 Client Error: Unprocessable Entity for url: ..."
+    re.compile(r"\b([1-5]\d\d) (?:client|server) error\b"),
     re.compile(r"\b([1-5]\d\d) status code\b"),
     # "Error: 400 {...}", "API Error: 529 Overloaded", "ClientError: 400 INVALID_ARGUMENT",
     # "API Error (529 {...})", "unexpected status 401"

@@ -22,7 +22,7 @@ _DURATION = re.compile(
 # A delay inside the provider's sentence. Anchored on the verb phrase each provider uses,
 # so a number elsewhere in the message is never read as a delay.
 _IN_MESSAGE = re.compile(
-    r"(?:try again|retry|retrying)(?: (?:in|after))? ?(?:about |approximately )?"
+    r"(?:try again|retry|retrying|wait)(?: (?:in|after|for))? ?(?:about |approximately )?"
     r"(?P<num>\d+(?:\.\d+)?(?:h|ms|m|s)(?:\d+(?:\.\d+)?(?:ms|m|s))*"
     r"|\d+(?:\.\d+)? ?(?:seconds?|secs?|minutes?|mins?|hours?|milliseconds?))\b",
 )
@@ -107,8 +107,8 @@ def from_message(message: str) -> int | None:
     if len(message) > 40960:
         message = message[:32768] + "\n" + message[-8192:]
     low = message.lower()
-    if "retr" not in low and "try again" not in low:
-        return None  # the verb every form below needs: most texts have neither
+    if "retr" not in low and "try again" not in low and "wait" not in low:
+        return None  # the verb every form below needs: most texts have none
     m = _IN_MESSAGE.search(low)  # lower-cased: the units are matched as written below
     if m is None:
         return None

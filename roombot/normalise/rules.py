@@ -398,6 +398,12 @@ BY_STATUS: tuple[Rule, ...] = (
     rule(K.BAD_REQUEST, "status/404", status=[400, 404, 405, 409, 413, 415, 422]),
     rule(K.RATE_LIMIT, "status/429", status=[429]),
     rule(K.CANCELLED, "status/499", status=[499]),
+    # A gateway that gave up waiting (504; Cloudflare's 524): the answer took too long.
+    rule(
+        K.TIMEOUT,
+        "wild/wild_harvest8_frontends/cherry-studio-504-status-code-no-body",
+        status=[504, 524],
+    ),
     rule(K.PROVIDER_UNAVAILABLE, "status/503", status=range(500, 600)),
 )
 

@@ -11,10 +11,11 @@ from __future__ import annotations
 from tests.normalise.accuracy import score, split, wild_pairs
 
 # check split, clear and ambiguous; train split, clear and ambiguous
-# (Lowered as 1,100 entries from new sources came in, in six batches: harder text, not
-# lost ground; docs/kinds-by-provider.md shows each batch before and after.)
-FLOORS = {(True, "clear"): 0.84, (True, "ambiguous"): 0.65, (False, "clear"): 0.96,
-          (False, "ambiguous"): 0.83}  # fmt: skip
+# (Lowered as 1,100 entries from new sources came in, in six batches, and the train
+# ambiguous floor again with batch 9: harder text, not lost ground;
+# docs/kinds-by-provider.md shows each batch before and after.)
+FLOORS = {(True, "clear"): 0.86, (True, "ambiguous"): 0.65, (False, "clear"): 0.96,
+          (False, "ambiguous"): 0.81}  # fmt: skip
 
 
 def test_the_figures_hold() -> None:
