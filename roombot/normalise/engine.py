@@ -187,6 +187,12 @@ LOOSE: tuple[Rule, ...] = tuple(
     for r in table
     if not _specific(r) and (r.code or r.type)
 )
+# The same by code: a rule of LOOSE can hold only for a code among its codes or types, so
+# a code found loosely is read by those alone, in LOOSE's order.
+_LOOSE_BY_CODE: dict[str, tuple[Rule, ...]] = {
+    c: tuple(r for r in LOOSE if c in r.code or c in r.type)
+    for c in {c for r in LOOSE for c in r.code | r.type}
+}
 
 
 @dataclass(frozen=True)
@@ -238,8 +244,9 @@ def _tiers(case: Case, anchored: bool) -> Iterator[tuple[str, Rule | None]]:
     yield TIER_NAMES[2], decide(codes, case.body) if case.body is not None else None
     grpc, exceptions = case.names
     loose = (
-        decide(LOOSE, Signals(case.status, code, code, case.sentence, "", None))
+        decide(read_by, Signals(case.status, code, code, case.sentence, "", None))
         for code in (*case.codes, *grpc)
+        if (read_by := _LOOSE_BY_CODE.get(code))
     )
     yield TIER_NAMES[3], next((r for r in loose if r is not None), None)
     # In the table's order, not the text's: "litellm.BadRequestError:
@@ -264,7 +271,10 @@ def judge(case: Case, *, anchored: bool = False) -> Rule | None:
     `anchored`: cause phrases must open the sentence (see `decide`), and the rest of the
     text is not searched; used to confirm that words are a provider's own sentence.
     """
-    return next((r for _, r in _tiers(case, anchored) if r is not None), None)
+    for _, r in _tiers(case, anchored):
+        if r is not None:
+            return r
+    return None
 
 
 def explain(case: Case) -> dict[str, Rule | None]:

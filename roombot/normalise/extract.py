@@ -46,7 +46,17 @@ _UNWRAP_DEPTH = 3  # JSON inside JSON strings, this many levels
 
 _DECODER = json.JSONDecoder(strict=False)  # a terminal may wrap a body inside its strings
 _OPEN = re.compile(r"[{\[]")
+# How a JSON object or array opens (its first key, or its first value, or its end): the
+# decoder reads only a bracket so followed, and raising its error costs far more.
+_JSON_START = re.compile(r"""\{[ \t\n\r]*["}]|\[[ \t\n\r]*[-"0-9{\[\]tfnNI]""")
 _TOKENS = re.compile(r"""[{}\[\]()"'\\]""")
+# One step of the literal scanner: a whole quoted string (a backslash escapes the
+# character after it), a bracket, or a quote that opens a string never closed.
+_STEPS = re.compile(
+    r"""'[^'\\]*(?:\\[\s\S][^'\\]*)*'"""  # a string in single quotes
+    r"""|"[^"\\]*(?:\\[\s\S][^"\\]*)*\""""  # in double quotes
+    r"""|[{}\[\]()]|['"]"""
+)
 _CLOSERS = {"}": "{", "]": "[", ")": "("}
 
 
@@ -58,33 +68,38 @@ def window(text: str) -> str:
 
 
 def _literal_end(text: str, start: int, budget: list[int]) -> int | None:
-    """The end of the bracketed Python literal opening at `start`, quote-aware, or None."""
+    """The end of the bracketed Python literal opening at `start`, quote-aware, or None.
+
+    Every bracket, quote and backslash from `start` on is one step of the budget (the
+    scan of all tries together is bounded); a quoted string is skipped in one regex step
+    and its steps counted after, so the budget spent is that of visiting each in turn.
+    """
+    limit = min(len(text), start + _MAX_LITERAL)
     stack: list[str] = []
-    quote: str | None = None
-    escaped_at = -1
-    for m in _TOKENS.finditer(text, start, min(len(text), start + _MAX_LITERAL)):
-        budget[0] -= 1
-        if budget[0] < 0:
-            return None
-        ch, at = m.group(), m.start()
-        if quote is not None:
-            if ch == "\\" and at != escaped_at:
-                escaped_at = at + 1  # the next character is escaped
-            elif ch == quote and at != escaped_at:
-                quote = None
-            continue
+    decided: int | None = None
+    at = limit  # where the scan stops: the deciding bracket, else the end of the range
+    for m in _STEPS.finditer(text, start, limit):
+        ch = m.group()
+        if len(ch) > 1:
+            continue  # a whole quoted string
         if ch in "\"'":
-            quote = ch
-        elif ch in "{[(":
+            break  # a quote that is never closed: the rest is inside it
+        if ch in "{[(":
             stack.append(ch)
             if len(stack) > _MAX_DEPTH:
-                return None
-        elif ch in _CLOSERS:
-            if not stack or stack.pop() != _CLOSERS[ch]:
-                return None
-            if not stack:
-                return at + 1
-    return None
+                at = m.start()
+                break
+        elif not stack or stack.pop() != _CLOSERS[ch]:
+            at = m.start()
+            break
+        elif not stack:
+            at, decided = m.start(), m.start() + 1
+            break
+    steps = len(_TOKENS.findall(text, start, min(at + 1, limit)))
+    budget[0] -= steps
+    if budget[0] < 0:
+        return None
+    return decided
 
 
 def find_values(text: str) -> list[object]:
@@ -105,6 +120,8 @@ def _find(text: str) -> list[tuple[object, int]]:
         value: object = pyliteral.MISSING
         end = start + 1
         try:
+            if _JSON_START.match(text, start) is None:
+                raise ValueError  # no JSON opens so ("{'a': 1}"): a Python literal may
             value, end = _DECODER.raw_decode(text, start)
         except (ValueError, RecursionError):
             stop = _literal_end(text, start, budget)
@@ -244,6 +261,8 @@ _EXCEPTION_ENDS = (
     "Unavailable",
     "Aborted",
 )
+# Some letters one of those names must hold: an exception class's ending, a gRPC name.
+_NAME_HINT = re.compile("|".join(_EXCEPTION_ENDS + tuple(sorted(_GRPC))))
 _NUMBER = re.compile(r"(?<!\d)[1-5]\d\d(?!\d)")
 _URL = re.compile(r"\b(?:https?|wss?)://([^\s/\"'<>)\]]+)[^\s\"'<>)\]]*", re.IGNORECASE)
 _FRAME = re.compile(r"^[ \t]+(?:at [^\n]*|File \"[^\n]*)$\n?", re.MULTILINE)
@@ -292,7 +311,9 @@ def names_in(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     Read only when the tiers get that far (engine.Case), since most failures are decided
     by a phrase or a code first.
     """
-    names = _IDENTIFIER.findall(text)
+    if _NAME_HINT.search(text) is None:
+        return (), ()  # no name can end so, nor be a gRPC status: most texts
+    names = dict.fromkeys(_IDENTIFIER.findall(text))  # each name once, in order
     grpc = tuple(dict.fromkeys(n.lower() for n in names if n in _GRPC))
     exceptions = tuple(
         dict.fromkeys(n.lower() for n in names if n[0].isupper() and n.endswith(_EXCEPTION_ENDS))

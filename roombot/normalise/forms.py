@@ -299,6 +299,22 @@ def _adds(f: AnswerForm) -> bool:
     return f.kind is not None or "status" in groups or "gstatus" in groups
 
 
+_FAILURE_FORMS: dict[tuple[str | None, str], tuple[AnswerForm, ...]] = {}
+
+
+def _failure_forms(harness: str | None, first: str) -> tuple[AnswerForm, ...]:
+    """The forms a text known to be a failure is tried with (see _answer_form): those that
+    say more than the engine would and need no confirming. Worked out once per harness
+    name and first character, as forms_for is."""
+    key = (harness, first)
+    found = _FAILURE_FORMS.get(key)
+    if found is None:
+        found = tuple(f for f in forms_for(harness, first) if not f.confirmed and _adds(f))
+        if len(_FAILURE_FORMS) < 4096:
+            _FAILURE_FORMS[key] = found
+    return found
+
+
 def _answer_form(
     text: str,
     harness: str | None,
@@ -316,9 +332,10 @@ def _answer_form(
     """
     stripped = text.strip()
     # A harness's whole-message form is short; a longer text is read by the engine alone.
-    for f in forms_for(harness, stripped[:1]) if 0 < len(stripped) <= _ANSWER_MAX else ():
-        if failure and (f.confirmed or not _adds(f)):
-            continue
+    if not 0 < len(stripped) <= _ANSWER_MAX:
+        return None
+    forms = _failure_forms(harness, stripped[0]) if failure else forms_for(harness, stripped[0])
+    for f in forms:
         m = f.pattern.fullmatch(stripped)
         if m is None:
             continue

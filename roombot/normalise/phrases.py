@@ -1,14 +1,17 @@
 """The cause phrases, compiled for speed: each alternative on its own, tried only where it can hold.
 
 causes.py writes the phrases as regular expressions, for a reader; here each
-alternative is split out and given what a text must have for it to match: the
+alternative is split out (one that opens with a group of words, once per word of the
+group: see _split) and given what a text must have for it to match: the
 start of a literal word it contains (a trigger, looked up in an index of the
 text's word starts), every other word it must contain, the letters it opens
-with. A failure's texts are lower-cased once and searched only with the
-alternatives they can match, case-sensitively, a leading `\\b` checked by hand
-(both keep the regex engine's fast literal scan). The result is the same as
-searching every phrase as written (tests/normalise/test_engine.py holds it to
-that on every corpus text and on generated ones), in a few microseconds.
+with. A failure's texts are lower-cased once, their word starts indexed once for
+every table; a table's candidates are the alternatives whose trigger is among them
+(and the few with none whose letters the text has), and only those are searched,
+in the table's order, case-sensitively, a leading `\\b` checked by hand (both keep
+the regex engine's fast literal scan). The result is the same as searching every
+phrase as written (tests/normalise/test_phrases.py holds it to that on every corpus
+text and on generated ones), in a few microseconds.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import operator
 import re
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from roombot.normalise.causes import CAUSES, WEAK, WORDS
 from roombot.normalise.patterns import alternatives, group_end
@@ -339,6 +343,7 @@ class _Phrase:
     words: frozenset[bytes]  # word starts it must find, every one (see requirements)
     groups: tuple[frozenset[bytes], ...]  # and of each of these, one
     literal: str  # letters it must find as they are (see leading_literal)
+    origin: int = 0  # which alternative of the table as written it comes from (see _split)
 
     def search(self, text: str, low: str) -> bool:
         """Whether the alternative holds in `text`; `low` is text.lower() (see lowered)."""
@@ -346,15 +351,21 @@ class _Phrase:
             return self.reference.search(text) is not None
         if not self.word_start:
             return self.pattern.search(low) is not None
-        pos = 0
-        while True:
-            m = self.pattern.search(low, pos)
-            if m is None:
-                return False
-            i = m.start()
-            if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
-                return True
-            pos = i + 1
+        return _at_word_start(self.pattern, text, low)
+
+
+def _at_word_start(pattern: re.Pattern[str], text: str, low: str) -> bool:
+    """Whether `pattern` (a phrase without its leading `\\b`) holds in `low` where a word
+    starts in `text`."""
+    pos = 0
+    while True:
+        m = pattern.search(low, pos)
+        if m is None:
+            return False
+        i = m.start()
+        if i == 0 or not (text[i - 1].isalnum() or text[i - 1] == "_"):
+            return True
+        pos = i + 1
 
 
 def lowered(text: str) -> str:
@@ -362,7 +373,7 @@ def lowered(text: str) -> str:
     agrees with it, else "" (such a text is read by the phrases as written: "İ" lowers to
     two characters, and the regex engine folds the long s with "s", the dotless i with "i")."""
     low = text.lower()
-    if len(low) != len(text) or "\u017f" in low or "\u0131" in low:
+    if len(low) != len(text) or (not low.isascii() and ("\u017f" in low or "\u0131" in low)):
         return ""
     return low
 
@@ -371,7 +382,7 @@ def _as_bytes(words: frozenset[str]) -> frozenset[bytes]:
     return frozenset(w.encode() for w in words)
 
 
-def _phrase_of(r: Rule, alt: str) -> _Phrase:
+def _phrase_of(r: Rule, alt: str, origin: int) -> _Phrase:
     chosen = triggers(alt)
     found = _as_bytes(chosen) if chosen is not None else None
     needs = requirements(alt)
@@ -379,7 +390,7 @@ def _phrase_of(r: Rule, alt: str) -> _Phrase:
     groups = tuple(_as_bytes(n) for n in needs if len(n) > 1)
     literal = leading_literal(alt)
     reference = re.compile(alt, re.IGNORECASE)
-    parts = (found, words, groups, literal)
+    parts = (found, words, groups, literal, origin)
     if "(?-i:" in alt:
         return _Phrase(r, alt, reference, reference, False, False, *parts)
     low = _lower_pattern(alt)
@@ -396,31 +407,63 @@ class _Table:
     """A table of phrases flattened for the fast path: the alternatives and their triggers."""
 
     phrases: tuple[_Phrase, ...]
-    always: frozenset[int]  # alternatives with no trigger: tried on every text
-    by_trigger: dict[bytes, frozenset[int]]
-    words: tuple[frozenset[bytes], ...]  # each phrase's words, for a check without lookups
+    always: tuple[int, ...]  # alternatives with no trigger: tried on every text
+    always_ascii: tuple[int, ...]  # those of them whose letters are ASCII (see first_match)
+    by_trigger: dict[bytes, tuple[int, ...]]
     literals: tuple[str, ...]
     trigger_words: frozenset[bytes]  # every trigger (the keys of by_trigger)
     conditional: frozenset[int]  # alternatives with word groups or a delay (see _holds)
 
 
+_BACKREFERENCE = re.compile(r"\\[1-9]|\(\?P=")
+
+
+def _split(alternative: str) -> list[str]:
+    """An alternative that opens with a group of words, as one alternative per word.
+
+    `\\b(?:limit|quota|cap)\\b...` holds where `\\blimit\\b...`, `\\bquota\\b...` or
+    `\\bcap\\b...` holds, and each of those opens with its letters: the regex engine skips
+    ahead to them, and each is tried only where its own word is. A group that is optional
+    or repeated stays as it is, and so does an alternative that refers back to a group.
+    """
+    lead, s = "", alternative
+    if s.startswith("\\b") or s.startswith("^"):
+        lead, s = s[: 1 if s[0] == "^" else 2], s[1 if s[0] == "^" else 2 :]
+    if not s.startswith("(?:") or _BACKREFERENCE.search(alternative):
+        return [alternative]
+    end = group_end(s)
+    if end is None:
+        return [alternative]
+    rest = s[end + 1 :]
+    if rest[:1] in ("?", "*", "+", "{"):
+        return [alternative]
+    branches = alternatives(s[3:end])
+    if len(branches) < 2:
+        return [alternative]
+    return [part for b in branches for part in _split(lead + b + rest)]
+
+
 def _table(rules: tuple[Rule, ...]) -> _Table:
-    flat = tuple(
-        _phrase_of(r, alt)
+    written = [
+        (r, alt)
         for r in rules
         for alt in alternatives(r.message.pattern if r.message is not None else "")
+    ]
+    flat = tuple(
+        _phrase_of(r, part, origin)
+        for origin, (r, alt) in enumerate(written)
+        for part in _split(alt)
     )
     words = {w for p in flat if p.triggers is not None for w in p.triggers}
+    always = tuple(i for i, p in enumerate(flat) if p.triggers is None)
     return _Table(
         flat,
-        frozenset(i for i, p in enumerate(flat) if p.triggers is None),
+        always,
+        tuple(i for i in always if flat[i].literal.isascii()),
         {
-            w: frozenset(
-                i for i, p in enumerate(flat) if p.triggers is not None and w in p.triggers
-            )
+            w: tuple(i for i, p in enumerate(flat) if p.triggers is not None and w in p.triggers)
             for w in words
         },
-        tuple(p.words for p in flat),
         tuple(p.literal for p in flat),
         frozenset(words),
         frozenset(
@@ -467,18 +510,20 @@ def word_index(low: str) -> set[bytes]:
     candidates than `\\b` would allow, never fewer.
     """
     if low.isascii():
-        return set(map(_FIRST_LETTERS, low.encode().translate(_SEPARATE).split()))
+        # each word once (a failure repeats its keys and words), then its first letters
+        return set(map(_FIRST_LETTERS, set(low.encode().translate(_SEPARATE).split())))
     return {w.encode() for w in _WORD_START.findall(low)}
 
 
-@dataclass(frozen=True, slots=True)
-class Prepared:
-    """The texts of one failure that phrases are searched in, read once for every table."""
+class Prepared(NamedTuple):
+    """The texts of one failure that phrases are searched in, read once for every table
+    (a named tuple: one is made for every failure, and a tuple is the quickest to make)."""
 
     texts: tuple[str, ...]  # the provider's sentence first, then the whole text
     lows: tuple[str, ...]  # each lowered (see lowered), "" where it must be read as written
     joined: str  # their lower-cased words, for the tables' leading letters
-    index: set[bytes]  # their word starts (see word_index)
+    word_starts: set[bytes]  # their word starts (see word_index)
+    ascii: bool  # joined is ASCII: no leading letters but ASCII ones can be in it
 
 
 def prepare(sentence: str, haystack: str) -> Prepared:
@@ -487,43 +532,63 @@ def prepare(sentence: str, haystack: str) -> Prepared:
     The words of the whole text, and of the sentence where it is not inside it: a
     sentence read out of JSON has its escapes undone ("\\nRate" is "Rate" there).
     """
-    texts = tuple(_cap(t) for t in dict.fromkeys((sentence, haystack)) if t)
+    if sentence == haystack or not sentence or not haystack:
+        one = _cap(sentence or haystack)
+        texts: tuple[str, ...] = (one,) if one else ()
+    else:
+        texts = (_cap(sentence), _cap(haystack))
     lows = tuple(lowered(t) for t in texts)
     words = [low or text.lower() for text, low in zip(texts, lows, strict=True)]
     if len(words) > 1 and words[0] in words[-1]:
         words = words[-1:]
     joined = " ".join(words)
-    return Prepared(texts, lows, joined, word_index(joined))
+    return Prepared(texts, lows, joined, word_index(joined), joined.isascii())
+
+
+def _candidates(table: _Table, prepared: Prepared) -> set[int]:
+    """The alternatives of the table a text's words can hold: those with a trigger among
+    its word starts, and those with none whose leading letters it has (a letter that is
+    not ASCII is in no ASCII text, so such a text looks only for the ASCII ones)."""
+    index, by_trigger = prepared.word_starts, table.by_trigger
+    found: set[int] = set()
+    for t in index & table.trigger_words:
+        found.update(by_trigger[t])
+    joined, literals = prepared.joined, table.literals
+    for i in table.always_ascii if prepared.ascii else table.always:
+        if literals[i] in joined:
+            found.add(i)
+    return found
 
 
 def first_match(table: _Table, prepared: Prepared, retry_after: int | None) -> Rule | None:
     """The first rule of the table whose phrase holds in the first of the texts that has one."""
-    joined, index = prepared.joined, prepared.index
-    literals = table.literals
-    found = {i for i in table.always if literals[i] in joined}
-    by_trigger = table.by_trigger
-    for t in index & table.trigger_words:
-        found.update(by_trigger[t])
+    found = _candidates(table, prepared)
     if not found:
         return None
     # What does not depend on which text is read is checked once: every word an
     # alternative must contain has to be there, not only its trigger, and its delay.
-    words_of, phrases_ = table.words, table.phrases
-    order = [i for i in sorted(found) if words_of[i] <= index]
-    conditional = table.conditional
+    index, phrases_ = prepared.word_starts, table.phrases
+    order = [p for i in sorted(found) if (p := phrases_[i]).words <= index]
+    if not order:
+        return None
     held: dict[int, bool] = {}  # the groups and the delay, checked when first needed
     for text, low in zip(prepared.texts, prepared.lows, strict=True):
-        for i in order:
-            p = phrases_[i]
-            if p.literal and low and p.literal not in low:
+        for p in order:
+            if low and p.literal not in low:
                 continue
-            if i in conditional:
-                ok = held.get(i)
+            if p.groups or p.rule.min_retry is not None or p.rule.max_retry is not None:
+                ok = held.get(id(p))
                 if ok is None:
-                    ok = held[i] = _holds(p, index, retry_after)
+                    ok = held[id(p)] = _holds(p, index, retry_after)
                 if not ok:
                     continue
-            if p.search(text, low):
+            if not p.on_lower or not low:
+                if p.reference.search(text) is not None:
+                    return p.rule
+            elif not p.word_start:
+                if p.pattern.search(low) is not None:
+                    return p.rule
+            elif _at_word_start(p.pattern, text, low):
                 return p.rule
     return None
 
@@ -531,27 +596,28 @@ def first_match(table: _Table, prepared: Prepared, retry_after: int | None) -> R
 def most_held(table: _Table, prepared: Prepared) -> Rule | None:
     """The one rule of the table with the most alternatives that hold in the whole text
     (the last of the texts), or None on a tie or where none holds (causes.WORDS)."""
-    index = prepared.index
-    found = {i for i in table.always if table.literals[i] in prepared.joined}
-    for t in index & table.trigger_words:
-        found.update(table.by_trigger[t])
     text, low = prepared.texts[-1], prepared.lows[-1]
-    held: dict[Rule, int] = {}
+    found = _candidates(table, prepared)
+    if not found:
+        return None
+    index = prepared.word_starts
+    held: dict[Rule, set[int]] = {}  # the alternatives as written that hold, per rule
     for i in found:
         p = table.phrases[i]
-        if table.words[i] <= index and _holds(p, index, None) and p.search(text, low):
-            held[p.rule] = held.get(p.rule, 0) + 1
+        if p.words <= index and _holds(p, index, None) and p.search(text, low):
+            held.setdefault(p.rule, set()).add(p.origin)
     if not held:
         return None
-    best = max(held.values())
-    top = [r for r, n in held.items() if n == best]
+    best = max(len(n) for n in held.values())
+    top = [r for r, n in held.items() if len(n) == best]
     return top[0] if len(top) == 1 else None
 
 
 def _holds(p: _Phrase, index: set[bytes], retry_after: int | None) -> bool:
     """An alternative's conditions besides its words: one of each group, and the delay."""
-    if p.groups and not all(not g.isdisjoint(index) for g in p.groups):
-        return False
+    for g in p.groups:
+        if g.isdisjoint(index):
+            return False
     r = p.rule
     if r.min_retry is not None and (retry_after is None or retry_after < r.min_retry):
         return False

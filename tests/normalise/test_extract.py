@@ -6,8 +6,26 @@ Python dict repr, a body in a sentence); the corpus tests hold the real ones.
 
 from __future__ import annotations
 
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from roombot.normalise import classify, normalise_full
-from roombot.normalise.extract import HEAD, TAIL, extract, find_values, names_in, window
+from roombot.normalise.extract import (
+    _CLOSERS,
+    _JSON_START,
+    _MAX_DEPTH,
+    _MAX_LITERAL,
+    _TOKENS,
+    HEAD,
+    TAIL,
+    _literal_end,
+    extract,
+    find_values,
+    names_in,
+    window,
+)
 
 
 def test_json_and_python_literals_are_found_inside_words() -> None:
@@ -108,3 +126,72 @@ def test_precedence_a_phrase_beats_a_code_beats_a_class_beats_a_status() -> None
 def test_unknown_stays_deliberate() -> None:
     for text in ("Something went wrong.", "Internal error", "An unexpected error occurred"):
         assert classify({"text": text}).kind.value == "unknown", text
+
+
+def _literal_end_step_by_step(text: str, start: int, budget: list[int]) -> int | None:
+    """The literal scanner as first written: one step per bracket, quote and backslash."""
+    stack: list[str] = []
+    quote: str | None = None
+    escaped_at = -1
+    for m in _TOKENS.finditer(text, start, min(len(text), start + _MAX_LITERAL)):
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        ch, at = m.group(), m.start()
+        if quote is not None:
+            if ch == "\\" and at != escaped_at:
+                escaped_at = at + 1
+            elif ch == quote and at != escaped_at:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "{[(":
+            stack.append(ch)
+            if len(stack) > _MAX_DEPTH:
+                return None
+        elif ch in _CLOSERS:
+            if not stack or stack.pop() != _CLOSERS[ch]:
+                return None
+            if not stack:
+                return at + 1
+    return None
+
+
+@settings(max_examples=2000, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["{", "}", "[", "]", "(", ")", "'", '"', "\\", "a", " ", "\n", "\\'"]),
+        max_size=60,
+    ).map("".join),
+    st.integers(min_value=0, max_value=40),
+)
+def test_the_literal_scanner_spends_and_finds_as_one_step_per_token(text: str, budget: int) -> None:
+    """Strings skipped whole (extract._literal_end): the same end and the same budget spent
+    as visiting every bracket, quote and backslash in turn."""
+    for start in [i for i, ch in enumerate(text) if ch in "{[("][:4]:
+        ours, theirs = [budget], [budget]
+        found = _literal_end(text, start, ours)
+        assert found == _literal_end_step_by_step(text, start, theirs)
+        assert (ours[0] < 0) == (theirs[0] < 0)
+        assert ours[0] < 0 or ours[0] == theirs[0]
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=4),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner),
+    max_leaves=8,
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(
+    st.lists(_JSON, max_size=3) | st.dictionaries(st.text(max_size=3), _JSON),
+    st.sampled_from([None, 0, 2, "\t"]),
+)
+def test_every_json_body_opens_as_the_decoder_is_asked_to_read_it(
+    value: object, indent: int | str | None
+) -> None:
+    text = json.dumps(value, indent=indent)
+    assert _JSON_START.match(text) is not None
+    assert find_values(f"Error: {text}") == ([value] if value else [])
