@@ -349,7 +349,15 @@ def _words(text: str, harness: str | None, provider: str | None, model: str | No
     """Words known to be a failure: a harness's form where they are one, else the engine's
     reading of them (`_failure`; kind unknown when nothing names a cause)."""
     found = _answer_form(text, harness, provider, model, failure=True)
-    return found if found is not None else _failure(text, provider, model, form="text")
+    if found is not None:
+        return found
+    n = _failure(text, provider, model, form="text")
+    if not text.strip():  # a card needs a sentence, as an empty HTTP body gets one
+        n = dataclasses.replace(n, attempt=dataclasses.replace(n.attempt, message=_NO_TEXT))
+    return n
+
+
+_NO_TEXT = "The failure came with no text."
 
 
 def _form(

@@ -596,6 +596,8 @@ def first_match(table: _Table, prepared: Prepared, retry_after: int | None) -> R
 def most_held(table: _Table, prepared: Prepared) -> Rule | None:
     """The one rule of the table with the most alternatives that hold in the whole text
     (the last of the texts), or None on a tie or where none holds (causes.WORDS)."""
+    if not prepared.texts:
+        return None  # an empty failure text has no words to count
     text, low = prepared.texts[-1], prepared.lows[-1]
     found = _candidates(table, prepared)
     if not found:

@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cards import Attempt, Kind
+from roombot.commands.classify import check_error
 from roombot.normalise import classify, classify_answer
 from tests.normalise.hostile import hostile
 
@@ -169,6 +170,23 @@ def test_classify_never_raises(error: dict[str, object]) -> None:
     assert isinstance(got, Attempt) and isinstance(got.kind, Kind)
     assert isinstance(got.message, str)
     assert got.retry_after is None or (isinstance(got.retry_after, int) and got.retry_after >= 0)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(forms, json_values, max_size=4))
+def test_a_valid_form_is_read_not_caught(error: dict[str, object]) -> None:
+    """Where the form is valid (`roombot classify` would take it), the normaliser reads it:
+    it never falls back on the catch-all that says the error could not be read."""
+    if check_error(error) is None:
+        assert "could not be read" not in classify(error).message
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60))
+def test_any_text_gets_a_sentence(text: str) -> None:
+    got = classify({"text": text})
+    assert got.message.strip(), repr(text)
+    assert "could not be read" not in got.message
 
 
 @settings(max_examples=300, deadline=None)
