@@ -143,6 +143,8 @@ def parse_body(body: str, headers: Mapping[str, str]) -> Parsed:
 
 def parse_aws_sentence(text: str) -> Parsed | None:
     """The AWS SDK's "An error occurred (Code) when calling the X operation: ..." anywhere."""
+    if "An error occurred (" not in text:
+        return None  # a substring test first: the leading \b keeps the regex from skipping ahead
     m = _AWS_ANYWHERE.search(text)
     if m is None:
         return None
