@@ -563,6 +563,13 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:sandbox|runtime|container|workspace|vm)\b[^.\n]{0,30}?\b(?:entered|is in|"
             r"went into) (?:an? )?error state\b",
             r"\bagent lost\b",  # Buildkite: the agent's machine vanished mid-job
+            r"\b(?:docker|daemon|docker daemon)\b[^.\n]{0,30}?\b(?:is not|isn't|may not be) "
+            r"running\b",
+            r"\b(?:sandbox|instance|runtime|container|vm|worker)\b[^.\n]{0,30}?\bno longer "
+            r"(?:active|accepts|available|running|exists)\b",
+            r"\bworker connection (?:closed|lost|dropped)\b",
+            # SSH's words when the link to a machine dropped ("Connection to 10.0.0.5 closed.")
+            r"\bconnection to \d{1,3}(?:\.\d{1,3}){3} closed\b",
             r"\brunner has received a shutdown signal\b",  # GitHub Actions: the runner machine
             r"\bshutdown manager killing pod\b",  # the kubelet, when its node shuts down
             r"\bnode (?:is )?shutting down\b",
