@@ -179,7 +179,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bmaximum context length\b",
             r"\bcontext[_ ]length[_ ]exceeded",
             r"\bcontext[ _-]?overflow",
-            r"\bcontext_window_exceeded\b",
+            r"(?:\b|_)context_window_exceeded\b",  # also model_context_window_exceeded
             r"\bcontext (?:is |was )?too (?:long|large)\b",
             r"\b(?:prompt|input|conversation|messages?)(?: tokens?)?(?: is| are| was)? too long\b",
             r"\b(?:input|prompt)(?: token)? length (?:is )?too long\b",
@@ -462,7 +462,7 @@ CAUSES: tuple[Rule, ...] = (
             r"_limit\b",
             r"\b(?:max|maximum) (?:output )?tokens?\b[^.\n]{0,30}?\b(?:reached|hit)\b",
             r"\b(?:reached|hit|exceeded) (?:the |its )?max(?:imum)?[ _](?:output[ _])?tokens\b",
-            r"\bfinish_?reason\W{1,4}(?:length|max_tokens)\b",
+            r"\bfinish_?reason\W{1,4}(?:length|max[_-]tokens)\b",
             r"\bstop_?reason\W{1,4}(?:max_tokens|length)\b",
             r"\b(?:response|output|answer)\b[^.\n]{0,20}?\bexceeded (?:the )?(?:maximum|max) "
             r"(?:length|size)\b",
@@ -495,6 +495,12 @@ CAUSES: tuple[Rule, ...] = (
             "\u8f93\u51fa\u4e0d\u5b8c\u6574",  # "output incomplete"
             r"\brecursion limit\b[^.\n]{0,20}?\breached",
             r"\blength limit (?:was |is |has been )?reached\b",
+            # a cap on the tools one turn may run, used up
+            r"\btool[ -]?(?:call|use|execution)s? (?:limit|budget)\b[^.\n]{0,20}?\b(?:reached|hit|"
+            r"exhausted|exceeded)\b",
+            r"\b(?:hit|reached|exceeded|exhausted) the tool[ -]?(?:call|use|execution)s? (?:limit|"
+            r"budget)\b",
+            r"\bstopped before finishing\b",
         ),
     ),
     # --- an agent that could not start (before "timed out": it may time out starting) -----------
@@ -543,6 +549,9 @@ CAUSES: tuple[Rule, ...] = (
                     r"(?:stopped|not) responding",
                     r"not connected",
                     r"(?:did not|failed to) reconnect",
+                    r"(?:still )?(?:has|have) not reconnected",
+                    r"stopped (?:while|during|mid)",
+                    r"stopped reporting",
                     r"(?:is )?taking too long to connect",
                     r"crashed",
                     r"has exited",
@@ -604,6 +613,13 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:sandbox|runtime|container|workspace|vm)\b[^.\n]{0,30}?\bnot running "
             r"(?:anymore|any more)\b",
             r"\bnode connection (?:failed|lost|closed)\b",
+            # a worker that stopped renewing its claim on the run: the machine went silent
+            r"\b(?:worker|run|runner|node|agent)\b[^.\n]{0,30}?\blease (?:has )?(?:expired|lost)\b",
+            r"\bhosted (?:runner|agent)\b[^.\n]{0,60}?\b(?:encountered an error|disconnect\w*|"
+            r"lost communication)\b",
+            r"\brequest to deprovision\b",  # the CI machine taken away under the job
+            r"\bno (?:container|sandbox|runner|worker|vm) (?:instance )?(?:is )?(?:online|available|"
+            r"that can be provided)\b",
             r"\boffline\b",
             "\u79bb\u7ebf",  # offline
         ),
@@ -690,6 +706,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bbad gateway\b",
             r"\bserver[ _]error\b",
             r"\bserver had an error\b",
+            r"\binternal error encountered\b",  # Google's 500 INTERNAL
             r"\bsystem[ _]error\b",
             r"\bupstream\b[^.\n]{0,20}?\b(?:error|unavailable|connect)",
             r"\bunavailable\b",
@@ -732,6 +749,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:cancell?ed|aborted|interrupted|stopped) by (?:the )?user\b",
             r"\buser (?:cancell?ed|aborted|interrupted)\b",
             r"\buser[ -]requested\b",
+            r"\bthe user doesn't want to (?:proceed|take this action)\b",
             r"\bKeyboardInterrupt\b",
             r"\bAbortError\b",
             r"\b(?:response|request)aborted\b",
@@ -757,6 +775,9 @@ CAUSES: tuple[Rule, ...] = (
             r"abnormally)\b",
             r"\bexit(?:ed)? \(?(?:with )?(?:exit )?(?:code|status)\b[: =]{0,2}(?:some\()?-?\d+",
             r"\bexited with\b",
+            r"\bexitfailure\b",  # Haskell's System.Exit, as a worker reports it
+            r"\breturned (?:a )?non-?zero\b",
+            r"\bfailed \((?:exit )?code (?:-?[1-9]\d?|12[67]|13\d|14\d|255)\b",
             r"\bexit_?code\b\W{0,3}-?[1-9]\d*",  # exitCode=1, exit_code: 2
             # an MCP server's stdio child that ended: the SDKs' -32000 "Connection closed"
             r"\bmcp error -32000\b",
@@ -1066,6 +1087,7 @@ EXCEPTIONS: tuple[Rule, ...] = (
             "agentruntimedisconnectederror",
             "agentruntimeunavailableerror",
             "sandboxnotfounderror",
+            "channelclosedexception",  # Jenkins remoting: the agent machine's channel
         ],
     ),
 )
