@@ -376,7 +376,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:invalid|incorrect|missing|expired|revoked|bad|wrong|disabled|malformed)\b"
             r"[^.\n]{0,12}?\b(?:api[ _-]keys?|apikeys?)\b",
             r"\bno (?:api[ _-]keys?|apikeys?)\b",
-            r"\b(?:api[ _-]keys?|apikeys?)\b[^.\n]{0,20}?\b(?:not valid|invalid|expired|missing|"
+            r"(?:\b|_)(?:api[ _-]keys?|apikeys?)\b[^.\n]{0,20}?\b(?:not valid|invalid|expired|missing|"
             r"required|not found|not provided|is not set|not set|revoked|disabled|must be set|"
             r"must be provided)\b",
             r"\bAPI_KEY_(?:INVALID|EXPIRED)\b",
@@ -448,6 +448,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bpairing required\b",
             r"\bno valid (?:\w+ ){0,3}(?:token|credentials?|api key|session)\b",
             r"\bauth login\b",
+            r"\bmissing key inputs argument\b",  # google-genai's client made without a key
         ),
     ),
     # --- max_tokens: the output or the turn limit, not a max_tokens parameter refused -----------
@@ -533,6 +534,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\btls handshake timeout\b",  # Go's net/http: no answer before the connection opened
             r"\btimed out (?:while )?connecting\b",
             r"\bcould not establish (?:a )?(?:tcp )?connection\b",
+            r"\bcannot assign requested address\b",  # EADDRNOTAVAIL: no socket could be opened
         ),
     ),
     # --- node_offline: the machine or runtime an agent runs on went away ------------------------
@@ -664,6 +666,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:llama |model )?runner (?:process )?(?:has )?(?:terminated|"
             r"(?:unexpectedly )?stopped(?: unexpectedly)?|crashed)\b",
             r"\bollama(?:\.service)?\b[^\n]{0,40}?\boom[ -]?kill",
+            r"\bfailed to start (?:a |the )?llama runner\b",
+            r"\bno suitable llama servers?\b",
             r"\bmodel (?:is )?(?:currently )?busy\b",
             r"\bmodel (?:has )?crashed\b",
             r"\bserver (?:is )?not running\b",
@@ -759,7 +763,7 @@ CAUSES: tuple[Rule, ...] = (
             "\u7528\u6237\u53d6\u6d88",  # "the user cancelled"
             r"\bctrl-?c\b",
             r"\bcancell?ed\b",
-            r"\babort(?:ed|ing)\b",
+            r"\baborted\b",  # not "aborting": a harness giving up after an error says that
             r"\binterrupted\b",
             r"\bcancell?ation\b",
         ),
