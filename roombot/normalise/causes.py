@@ -376,9 +376,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:invalid|incorrect|missing|expired|revoked|bad|wrong|disabled|malformed)\b"
             r"[^.\n]{0,12}?\b(?:api[ _-]keys?|apikeys?)\b",
             r"\bno (?:api[ _-]keys?|apikeys?)\b",
-            r"(?:\b|_)(?:api[ _-]keys?|apikeys?)\b[^.\n]{0,20}?\b(?:not valid|invalid|expired|missing|"
-            r"required|not found|not provided|is not set|not set|revoked|disabled|must be set|"
-            r"must be provided)\b",
+            r"(?:\b|_)(?:api[ _-]keys?|apikeys?)\b[^.\n]{0,20}?\b(?:not valid|invalid|expired|"
+            r"missing|required|not found|not provided|is not set|not set|revoked|disabled|"
+            r"must be set|must be provided)\b",
             r"\bAPI_KEY_(?:INVALID|EXPIRED)\b",
             r"\bunauthori[sz]ed\b",
             r"\b(?:user|account) is disabled\b",
@@ -620,8 +620,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\bhosted (?:runner|agent)\b[^.\n]{0,60}?\b(?:encountered an error|disconnect\w*|"
             r"lost communication)\b",
             r"\brequest to deprovision\b",  # the CI machine taken away under the job
-            r"\bno (?:container|sandbox|runner|worker|vm) (?:instance )?(?:is )?(?:online|available|"
-            r"that can be provided)\b",
+            r"\bno (?:container|sandbox|runner|worker|vm) (?:instance )?(?:is )?(?:online|"
+            r"available|that can be provided)\b",
             r"\boffline\b",
             "\u79bb\u7ebf",  # offline
         ),
@@ -668,6 +668,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\bollama(?:\.service)?\b[^\n]{0,40}?\boom[ -]?kill",
             r"\bfailed to start (?:a |the )?llama runner\b",
             r"\bno suitable llama servers?\b",
+            # llama.cpp's server, every slot busy
+            r"\bno (?:free |idle )?slots? (?:are )?available\b",
             r"\bmodel (?:is )?(?:currently )?busy\b",
             r"\bmodel (?:has )?crashed\b",
             r"\bserver (?:is )?not running\b",
@@ -1096,6 +1098,225 @@ EXCEPTIONS: tuple[Rule, ...] = (
     ),
 )
 
+# The same words in the other languages failures come in (es, pt, fr, de, it, ru, ja, ko,
+# zh-Hant, tr, vi; the Chinese of the mainland is written beside the English above), one
+# list per kind, added to that kind's cause words. Written as escapes (ruff's RUF001), each
+# with its meaning.
+_ELSEWHERE: dict[Kind, tuple[str, ...]] = {
+    K.QUOTA: (
+        "\u30af\u30a9\u30fc\u30bf",  # quota, ja
+        "\u6b8b\u9ad8",  # balance, ja
+        "\ud560\ub2f9\ub7c9",  # quota, ko
+        "\ud06c\ub808\ub527",  # credit, ko
+        "\uc794\uc561",  # balance, ko
+        "\u984d\u5ea6",  # quota, zh-Hant
+        "\u9918\u984d",  # balance, zh-Hant
+        "\u043a\u0432\u043e\u0442",  # quota, ru
+        "\u0431\u0430\u043b\u0430\u043d\u0441",  # balance, ru
+        "\u043a\u0440\u0435\u0434\u0438\u0442",  # credit, ru
+        "\\bcr\u00e9ditos?\\b",  # credits, es/pt
+        "\\bcr\u00e9dits?\\b",  # credits, fr
+        "saldo",  # balance, es/pt/it
+        "solde",  # balance, fr
+        "guthaben",  # balance, de
+        "kontingent",  # quota, de
+        r"kredi\w*",  # credit, tr
+        "bakiye",  # balance, tr
+        "h\u1ea1n m\u1ee9c",  # quota, vi
+        "s\u1ed1 d\u01b0",  # balance, vi
+    ),
+    K.RATE_LIMIT: (
+        "demasiadas solicitudes",  # too many requests, es
+        r"muitas (?:solicita\w+|requisi\w+)",  # too many requests, pt
+        "\\btrop de (?:demandes|requ\u00eates)\\b",  # too many requests, fr
+        "zu viele anfragen",  # too many requests, de
+        "troppe richieste",  # too many requests, it
+        # too many requests, ru
+        (
+            "\u0441\u043b\u0438\u0448\u043a\u043e\u043c \u043c\u043d\u043e"
+            "\u0433\u043e \u0437\u0430\u043f\u0440\u043e\u0441\u043e\u0432"
+        ),
+        "\u043e\u0433\u0440\u0430\u043d\u0438\u0447\u0438\u0432\u0430",  # limits (the rate), ru
+        "\u30ec\u30fc\u30c8\u5236\u9650",  # rate limit, ja
+        "\u30ea\u30af\u30a8\u30b9\u30c8\u304c\u591a\u3059\u304e",  # too many requests, ja
+        "\uc694\uccad\uc774 \ub108\ubb34 \ub9ce",  # too many requests, ko
+        "\uc18d\ub3c4 \uc81c\ud55c",  # rate limit, ko
+        "\u983b\u7e41",  # too frequent, zh-Hant
+        "\u00e7ok fazla istek",  # too many requests, tr
+        "qu\u00e1 nhi\u1ec1u y\u00eau c\u1ea7u",  # too many requests, vi
+    ),
+    K.AUTH: (
+        r"autentica\w*",  # authenticate, es/pt/it
+        r"authentifi\w*",  # authenticate, fr/de
+        "\\b(?:no|n\u00e3o|non) autori[zs]\\w*",  # not authorised, es/pt/fr/it
+        "clave (?:de )?api",  # API key, es
+        "chave (?:de )?api",  # API key, pt
+        "\\bcl\u00e9 (?:d'|de )?api\\b",  # API key, fr
+        "\\bapi-schl\u00fcssel\\b",  # API key, de
+        "chiave api",  # API key, it
+        "zugriff verweigert",  # access denied, de
+        "acceso denegado",  # access denied, es
+        "acesso negado",  # access denied, pt
+        "\\bacc\u00e8s refus\u00e9\\b",  # access denied, fr
+        "\u0430\u0432\u0442\u043e\u0440\u0438\u0437",  # authoris(ation), ru
+        "\u0430\u0443\u0442\u0435\u043d\u0442\u0438\u0444",  # authentic(ation), ru
+        "api-\u043a\u043b\u044e\u0447",  # API key, ru
+        "\u043a\u043b\u044e\u0447 api",  # API key, ru
+        "\u8a8d\u8a3c",  # authentication, ja/zh-Hant
+        "\u30ed\u30b0\u30a4\u30f3",  # log in, ja
+        "\\bapi\u30ad\u30fc",  # API key, ja
+        "\\bapi \u30ad\u30fc",
+        "\uc778\uc99d",  # authentication, ko
+        "\uad8c\ud55c",  # permission, ko
+        "\ub85c\uadf8\uc778",  # log in, ko
+        "api \ud0a4",  # API key, ko
+        "\u91d1\u9470",  # key, zh-Hant
+        "\u6388\u6b0a",  # authorisation, zh-Hant
+        "\u6b0a\u9650",  # permission, zh-Hant
+        "\u767b\u5165",  # log in, zh-Hant
+        "kimlik do\u011frulama",  # authentication, tr
+        "x\u00e1c th\u1ef1c",  # authentication, vi
+    ),
+    K.TIMEOUT: (
+        "tiempo de espera",  # waiting time, es
+        "tempo limite",  # time limit, pt
+        "\\bd\u00e9lai d'attente\\b",  # waiting time, fr
+        "\\bzeit\u00fcberschreitung\\b",  # timeout, de
+        "\u0442\u0430\u0439\u043c-\u0430\u0443\u0442",  # timeout, ru
+        "\u0442\u0430\u0439\u043c\u0430\u0443\u0442",  # timeout, ru
+        # waiting time, ru
+        "\u0432\u0440\u0435\u043c\u044f \u043e\u0436\u0438\u0434\u0430\u043d\u0438\u044f",
+        "\u30bf\u30a4\u30e0\u30a2\u30a6\u30c8",  # timeout, ja
+        "\u6642\u9593\u304c\u9577\u3059\u304e",  # took too long, ja
+        "\uc2dc\uac04 \ucd08\uacfc",  # timed out, ko
+        "\u903e\u6642",  # timed out, zh-Hant
+        "zaman a\u015f\u0131m\u0131",  # timeout, tr
+        "h\u1ebft th\u1eddi gian",  # timed out, vi
+    ),
+    K.PROVIDER_UNAVAILABLE: (
+        "\\bconexi\u00f3n\\b",  # connection, es
+        "\\bconex\u00e3o\\b",  # connection, pt
+        "connexion",  # connection, fr
+        r"verbindung\w*",  # connection, de
+        r"desconect\w*",  # disconnected, es/pt
+        "\\bd\u00e9connect\\w*",  # disconnected, fr
+        r"error (?:del|do) servidor",  # server error, es/pt
+        r"\berreur (?:du )?serveur\b",  # server error, fr
+        r"(?:server|dienst)fehler",  # server error, service error, de
+        "no disponible",  # unavailable, es
+        "\\bindispon\u00edvel\\b",  # unavailable, pt
+        "indisponible",  # unavailable, fr
+        "\\bnicht verf\u00fcgbar\\b",  # unavailable, de
+        "\u0441\u043e\u0435\u0434\u0438\u043d\u0435\u043d\u0438",  # connection, ru
+        "\u043f\u043e\u0434\u043a\u043b\u044e\u0447\u0435\u043d\u0438",  # connection, ru
+        # server error, ru
+        "\u043e\u0448\u0438\u0431\u043a\u0430 \u0441\u0435\u0440\u0432\u0435\u0440\u0430",
+        "\u043d\u0435\u0434\u043e\u0441\u0442\u0443\u043f",  # unavailable, ru
+        "\u63a5\u7d9a",  # connection, ja
+        "\u30b5\u30fc\u30d0\u30fc\u30a8\u30e9\u30fc",  # server error, ja
+        "\u904e\u8ca0\u8377",  # overloaded, ja
+        "\u5229\u7528\u3067\u304d\u307e\u305b\u3093",  # unavailable, ja
+        "\uc5f0\uacb0",  # connection, ko
+        "\uc11c\ubc84 \uc624\ub958",  # server error, ko
+        "\uacfc\ubd80\ud558",  # overloaded, ko
+        "\uc720\uc9c0 \ubcf4\uc218",  # maintenance, ko
+        "\uc0ac\uc6a9\ud560 \uc218 \uc5c6",  # unavailable, ko
+        "\u4f3a\u670d\u5668\u932f\u8aa4",  # server error, zh-Hant
+        "\u9023\u7dda",  # connection, zh-Hant
+        "ba\u011flant\u0131",  # connection, tr
+        "sunucu hatas\u0131",  # server error, tr
+        "k\u1ebft n\u1ed1i",  # connection, vi
+        "l\u1ed7i m\u00e1y ch\u1ee7",  # server error, vi
+    ),
+    K.REFUSAL: (
+        "\u30bb\u30fc\u30d5\u30c6\u30a3",  # safety, ja
+        "\u30dd\u30ea\u30b7\u30fc",  # policy, ja
+        "\u30d6\u30ed\u30c3\u30af",  # blocked, ja
+        "\uc548\uc804",  # safety, ko
+        "\uc815\ucc45",  # policy, ko
+        "\ucc28\ub2e8",  # blocked, ko
+        "\u0431\u0435\u0437\u043e\u043f\u0430\u0441\u043d\u043e\u0441\u0442",  # safety, ru
+        "\u0437\u0430\u0431\u043b\u043e\u043a\u0438\u0440\u043e\u0432\u0430\u043d",  # blocked, ru
+        "\u9055\u898f",  # violation, zh-Hant
+        "\\bpol\u00edtica\\b",  # policy, es/pt
+        "politique",  # policy, fr
+        r"richtlinie\w*",  # policy, de
+    ),
+    K.MAX_TOKENS: (
+        r"truncad\w*",  # truncated, es/pt
+        r"tronqu\w*",  # truncated, fr
+        "abgeschnitten",  # cut off, de
+        "\u043e\u0431\u0440\u0435\u0437\u0430\u043d",  # truncated, ru
+        "\u5207\u308a\u6368\u3066",  # truncated, ja
+        "\uc798\ub838",  # cut off, ko
+        "\u622a\u65b7",  # truncated, zh-Hant
+    ),
+    K.CANCELLED: (
+        r"annul\w*",  # cancelled, fr/it
+        "abgebrochen",  # aborted, de
+        "unterbrochen",  # interrupted, de
+        r"interromp\w*",  # interrupted, pt/it
+        r"interrump\w*",  # interrupted, es
+        "\u043e\u0442\u043c\u0435\u043d",  # cancel, ru
+        "\u043f\u0440\u0435\u0440\u0432\u0430\u043d",  # interrupted, ru
+        # stopped by the user, ru
+        (
+            "\u043e\u0441\u0442\u0430\u043d\u043e\u0432\u043b\u0435\u043d\\w*[^.\\n]{0,30}?"
+            "\u043f\u043e\u043b\u044c\u0437\u043e\u0432\u0430\u0442\u0435\u043b"
+        ),
+        "\u30ad\u30e3\u30f3\u30bb\u30eb",  # cancel, ja
+        "\ucde8\uc18c",  # cancel, ko
+        "iptal",  # cancelled, tr
+        "h\u1ee7y",  # cancelled, vi
+    ),
+    K.NODE_OFFLINE: (
+        "\u30aa\u30d5\u30e9\u30a4\u30f3",  # offline, ja
+        "\uc624\ud504\ub77c\uc778",  # offline, ko
+        "\u96e2\u7dda",  # offline, zh-Hant
+        "\u043e\u0444\u043b\u0430\u0439\u043d",  # offline, ru
+    ),
+    K.HARNESS_EXITED: (
+        "\u7d42\u4e86\u30b3\u30fc\u30c9",  # exit code, ja
+        "\uc885\ub8cc \ucf54\ub4dc",  # exit code, ko
+        "\u043a\u043e\u0434 \u0432\u044b\u0445\u043e\u0434\u0430",  # exit code, ru
+        # exit code, ru
+        "\u043a\u043e\u0434 \u0437\u0430\u0432\u0435\u0440\u0448\u0435\u043d\u0438\u044f",
+        "\\bc\u00f3digo de salida\\b",  # exit code, es
+        "\\bc\u00f3digo de sa\u00edda\\b",  # exit code, pt
+        "code de sortie",  # exit code, fr
+        "\\babgest\u00fcrzt\\b",  # crashed, de
+        "\u30af\u30e9\u30c3\u30b7\u30e5",  # crashed, ja
+    ),
+    K.CONTEXT_EXHAUSTED: (
+        "contexto",  # context, es/pt
+        "contexte",  # context, fr
+        r"kontext\w*",  # context, de
+        "\u043a\u043e\u043d\u0442\u0435\u043a\u0441\u0442",  # context, ru
+        "\u30b3\u30f3\u30c6\u30ad\u30b9\u30c8",  # context, ja
+        "\ucee8\ud14d\uc2a4\ud2b8",  # context, ko
+    ),
+    K.BAD_REQUEST: (
+        "\u7121\u6548",  # invalid, zh-Hant
+        "\u4e0d\u652f\u63f4",  # not supported, zh-Hant
+        "\u7121\u52b9",  # invalid, ja
+        "\u30b5\u30dd\u30fc\u30c8\u3055\u308c\u3066\u3044\u307e\u305b\u3093",  # not supported, ja
+        "\uc720\ud6a8\ud558\uc9c0 \uc54a",  # invalid, ko
+        "\uc9c0\uc6d0\ub418\uc9c0 \uc54a",  # not supported, ko
+        "\u043d\u0435\u0434\u043e\u043f\u0443\u0441\u0442\u0438\u043c",  # not allowed, ru
+        # not supported, ru
+        (
+            "\u043d\u0435 \u043f\u043e\u0434\u0434\u0435\u0440"
+            "\u0436\u0438\u0432\u0430\u0435\u0442\u0441\u044f"
+        ),
+        "\\binv\u00e1lid\\w*",  # invalid, es/pt
+        "\\bung\u00fcltig\\w*",  # invalid, de
+        "non valide",  # invalid, fr
+        "non pris en charge",  # not supported, fr
+        "\\bnicht unterst\u00fctzt\\b",  # not supported, de
+    ),
+}
+
+
 # The last resort, once no phrase, code, class, status or request word decides: single
 # words that name a cause, one rule per kind. Each kind counts the different words of its
 # own that the text holds, and the one kind with the most decides; a tie, or none, stays
@@ -1123,6 +1344,7 @@ WORDS: tuple[Rule, ...] = (
             "\u4f59\u989d",  # balance
             "\u6b20\u8d39",  # in arrears
             "\u5145\u503c",  # top up
+            *_ELSEWHERE[K.QUOTA],
         ),
     ),
     rule(
@@ -1138,6 +1360,7 @@ WORDS: tuple[Rule, ...] = (
             "rate",
             "\u9891\u7e41",  # too frequent
             "\u9650\u6d41",  # throttled
+            *_ELSEWHERE[K.RATE_LIMIT],
         ),
     ),
     rule(
@@ -1163,6 +1386,7 @@ WORDS: tuple[Rule, ...] = (
             "\u8ba4\u8bc1",  # authentication
             "\u9274\u6743",  # authentication
             "\u767b\u5f55",  # log in
+            *_ELSEWHERE[K.AUTH],
         ),
     ),
     rule(
@@ -1174,6 +1398,7 @@ WORDS: tuple[Rule, ...] = (
             "deadline",
             "took too long",
             "\u8d85\u65f6",  # timed out
+            *_ELSEWHERE[K.TIMEOUT],
         ),
     ),
     rule(
@@ -1197,6 +1422,7 @@ WORDS: tuple[Rule, ...] = (
             "\u7f51\u7edc",  # network
             "\u8fde\u63a5",  # connection
             "\u7e41\u5fd9",  # busy
+            *_ELSEWHERE[K.PROVIDER_UNAVAILABLE],
         ),
     ),
     rule(
@@ -1222,6 +1448,7 @@ WORDS: tuple[Rule, ...] = (
             "\u654f\u611f",  # sensitive
             "\u8fdd\u89c4",  # violation
             "\u8fc7\u6ee4",  # filtered
+            *_ELSEWHERE[K.REFUSAL],
         ),
     ),
     rule(
@@ -1240,6 +1467,7 @@ WORDS: tuple[Rule, ...] = (
             "too many (?:tool|function) calls",
             r"iterat\w*",
             "\u622a\u65ad",  # truncated
+            *_ELSEWHERE[K.MAX_TOKENS],
         ),
     ),
     rule(
@@ -1250,12 +1478,15 @@ WORDS: tuple[Rule, ...] = (
             r"abort\w*",
             r"interrupt\w*",
             "\u53d6\u6d88",  # cancel
+            *_ELSEWHERE[K.CANCELLED],
         ),
     ),
     rule(
         K.NODE_OFFLINE,
         "wild/harvest3_lifecycle/gastown-deacon-heartbeat-stale",
-        message=each_word("offline", "heartbeat", "evicted", "went away", "preempted"),
+        message=each_word(
+            "offline", "heartbeat", "evicted", "went away", "preempted", *_ELSEWHERE[K.NODE_OFFLINE]
+        ),
     ),
     rule(
         K.HARNESS_EXITED,
@@ -1277,6 +1508,7 @@ WORDS: tuple[Rule, ...] = (
             r"oom\w*",
             "\u5d29\u6e83",  # crashed
             "\u8fdb\u7a0b\u9000\u51fa",  # process exited
+            *_ELSEWHERE[K.HARNESS_EXITED],
         ),
     ),
     rule(
@@ -1287,6 +1519,7 @@ WORDS: tuple[Rule, ...] = (
             "context length",
             "too many tokens",
             "\u4e0a\u4e0b\u6587",  # context
+            *_ELSEWHERE[K.CONTEXT_EXHAUSTED],
         ),
     ),
     rule(
@@ -1301,6 +1534,7 @@ WORDS: tuple[Rule, ...] = (
             "\u53c2\u6570",  # parameter
             "\u65e0\u6548",  # invalid
             "\u4e0d\u652f\u6301",  # not supported
+            *_ELSEWHERE[K.BAD_REQUEST],
         ),
     ),
 )

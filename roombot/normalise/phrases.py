@@ -232,12 +232,13 @@ def _requirements(s: str) -> list[frozenset[str]]:
             start_next = False
             i += 1
             continue
-        if ch.isalnum():
+        if ch.isascii() and ch.isalnum():
             if not word:
                 at_start = start_next
             word.append(ch)
             start_next = False
-        elif ch in _SEPARATORS or ch == "^":
+        elif ch in _SEPARATORS or ch == "^" or not ch.isascii():
+            # word_index knows ASCII words only: a letter such as "é" ends one and starts the next
             end(True)
             start_next = True
         else:  # ".", "$", "|" or another operator
