@@ -1475,7 +1475,7 @@ WORDS: tuple[Rule, ...] = (
         "wild/tools/copilot-cli-delegation-cancelled",
         message=each_word(
             r"cancel\w*",
-            r"abort\w*",
+            r"abort(?:ed|ing|s)?(?:_\w*)?",  # "aborted_tools", not a name ("abortWithMessage")
             r"interrupt\w*",
             "\u53d6\u6d88",  # cancel
             *_ELSEWHERE[K.CANCELLED],
