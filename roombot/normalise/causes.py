@@ -1124,6 +1124,17 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "bakiye",  # balance, tr
         "h\u1ea1n m\u1ee9c",  # quota, vi
         "s\u1ed1 d\u01b0",  # balance, vi
+        r"\bcredit[oi]\b",  # credit, it
+        "tegoed",  # balance, nl
+        r"kredyt\w*",  # credit, pl
+        "\u0631\u0635\u064a\u062f",  # balance, ar
+        "\u062d\u0635\u0629",  # quota, ar
+        "\u0633\u0647\u0645\u06cc\u0647",  # quota, fa
+        "\u0627\u0639\u062a\u0628\u0627\u0631",  # credit, fa
+        "\u05de\u05db\u05e1\u05d4",  # quota, he
+        "\u05d9\u05ea\u05e8\u05d4",  # balance, he
+        "kuota",  # quota, id/ms
+        "\u30af\u30ec\u30b8\u30c3\u30c8",  # credit, ja
     ),
     K.RATE_LIMIT: (
         "demasiadas solicitudes",  # too many requests, es
@@ -1136,7 +1147,6 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
             "\u0441\u043b\u0438\u0448\u043a\u043e\u043c \u043c\u043d\u043e"
             "\u0433\u043e \u0437\u0430\u043f\u0440\u043e\u0441\u043e\u0432"
         ),
-        "\u043e\u0433\u0440\u0430\u043d\u0438\u0447\u0438\u0432\u0430",  # limits (the rate), ru
         "\u30ec\u30fc\u30c8\u5236\u9650",  # rate limit, ja
         "\u30ea\u30af\u30a8\u30b9\u30c8\u304c\u591a\u3059\u304e",  # too many requests, ja
         "\uc694\uccad\uc774 \ub108\ubb34 \ub9ce",  # too many requests, ko
@@ -1144,6 +1154,30 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u983b\u7e41",  # too frequent, zh-Hant
         "\u00e7ok fazla istek",  # too many requests, tr
         "qu\u00e1 nhi\u1ec1u y\u00eau c\u1ea7u",  # too many requests, vi
+        "\\blimite de (?:taux|d\u00e9bit|requ\u00eates)\\b",  # rate limit, fr
+        # request limit, ru
+        "\u043b\u0438\u043c\u0438\u0442 \u0437\u0430\u043f\u0440\u043e\u0441\u043e\u0432",
+        "\u043e\u0433\u0440\u0430\u043d\u0438\u0447\u0435\u043d",  # limited, ru
+        r"limite di (?:frequenza|velocit\w+|richieste)",  # rate limit, it
+        "zbyt wiele (?:\u017c\u0105da\u0144|zapyta\u0144)",  # too many requests, pl
+        "\\blimit (?:\u017c\u0105da\u0144|zapyta\u0144)",  # request limit, pl
+        "te veel (?:verzoeken|aanvragen)",  # too many requests, nl
+        "\\bf\u00f6r m\u00e5nga (?:f\u00f6rfr\u00e5gningar|anrop)\\b",  # too many requests, sv
+        # too many requests, da/nb
+        "for mange (?:anmodninger|foresp\u00f8rsler|foresp\u00f8rgsler)",
+        "p\u0159\u00edli\u0161 mnoho po\u017eadavk\u016f",  # too many requests, cs
+        # too many requests, uk
+        (
+            "\u0437\u0430\u0431\u0430\u0433\u0430\u0442"
+            "\u043e \u0437\u0430\u043f\u0438\u0442\u0456\u0432"
+        ),
+        # request limit, uk
+        "\u043b\u0456\u043c\u0456\u0442 \u0437\u0430\u043f\u0438\u0442\u0456\u0432",
+        # too many requests, he
+        "\u05d9\u05d5\u05ea\u05e8 \u05de\u05d3\u05d9 \u05d1\u05e7\u05e9\u05d5\u05ea",
+        "terlalu banyak permintaan",  # too many requests, id/ms
+        "\u5e76\u53d1",  # concurrency (limit), zh
+        "\u4e26\u767c",  # concurrency (limit), zh-Hant
     ),
     K.AUTH: (
         r"autentica\w*",  # authenticate, es/pt/it
@@ -1176,6 +1210,37 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u767b\u5165",  # log in, zh-Hant
         "kimlik do\u011frulama",  # authentication, tr
         "x\u00e1c th\u1ef1c",  # authentication, vi
+        "credenziali",  # credentials, it
+        "credenciales",  # credentials, es
+        "credenciais",  # credentials, pt
+        r"anmeld\w*",  # log in, credentials, de
+        r"\bconnectez-vous\b",  # log in, fr
+        "po\u015bwiadcz",  # credentials, pl
+        "uwierzytelni",  # authenticate, pl
+        "klucz api",  # API key, pl
+        "authenticatie",  # authentication, nl
+        "inloggegevens",  # credentials, nl
+        "api-sleutel",  # API key, nl
+        "autentisering",  # authentication, sv/nb
+        "api-nyckel",  # API key, sv
+        "\\bapi-n[\u00f8o]\\w*",  # API key, da/nb
+        "p\u0159ihla\u0161\\w*",  # log in, cs
+        "api kl\u00ed\u010d",  # API key, cs
+        "\u0430\u0432\u0442\u0435\u043d\u0442\u0438\u0444",  # authentication, uk
+        "\u0645\u0635\u0627\u062f\u0642\u0629",  # authentication, ar
+        "\u0645\u0641\u062a\u0627\u062d api",  # API key, ar
+        "\u0627\u062d\u0631\u0627\u0632 \u0647\u0648\u06cc\u062a",  # authentication, fa
+        "\u06a9\u0644\u06cc\u062f api",  # API key, fa
+        "\u05d0\u05d9\u05de\u05d5\u05ea",  # authentication, he
+        "\u05de\u05e4\u05ea\u05d7 api",  # API key, he
+        "autentikasi",  # authentication, id/ms
+        "kunci api",  # API key, id/ms
+        "\u6a29\u9650",  # permission, ja
+        "\u0111\u0103ng nh\u1eadp",  # log in, vi
+        "kh\u00f3a api",  # API key, vi
+        "\u0432\u043e\u0439\u0434",  # log in (imperative), ru
+        "\u0432\u043e\u0439\u0442\u0438",  # log in, ru
+        "\\binici\\w* sesi\u00f3n\\b",  # log in, es
     ),
     K.TIMEOUT: (
         "tiempo de espera",  # waiting time, es
@@ -1192,6 +1257,21 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u903e\u6642",  # timed out, zh-Hant
         "zaman a\u015f\u0131m\u0131",  # timeout, tr
         "h\u1ebft th\u1eddi gian",  # timed out, vi
+        "tempo scaduto",  # timed out, it
+        "limit czasu",  # time limit, pl
+        r"\btime-out\b",  # timeout, nl/fr
+        "tidsgr\u00e4ns",  # time limit, sv
+        "tidsgr\u00e6nse",  # time limit, da
+        "tidsavbrudd",  # timeout, nb
+        "\u010dasov\u00fd limit",  # time limit, cs
+        # waiting time, uk
+        "\u0447\u0430\u0441 \u043e\u0447\u0456\u043a\u0443\u0432\u0430\u043d\u043d\u044f",
+        "\u0645\u0647\u0644\u0629",  # timeout, ar
+        "\u0645\u0647\u0644\u062a",  # timeout, fa
+        "\u05d6\u05de\u05df \u05e7\u05e6\u05d5\u05d1",  # timeout, he
+        "batas waktu",  # time limit, id/ms
+        "waktu habis",  # timed out, id/ms
+        "up\u0142yn\u0105\u0107 limit czasu",  # time limit passed, pl
     ),
     K.PROVIDER_UNAVAILABLE: (
         "\\bconexi\u00f3n\\b",  # connection, es
@@ -1227,6 +1307,42 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "sunucu hatas\u0131",  # server error, tr
         "k\u1ebft n\u1ed1i",  # connection, vi
         "l\u1ed7i m\u00e1y ch\u1ee7",  # server error, vi
+        "connessione",  # connection, it
+        "errore del server",  # server error, it
+        "non disponibile",  # unavailable, it
+        r"\bconectar\b",  # connect, es/pt
+        "po\u0142\u0105czeni",  # connection, pl
+        "niedost\u0119pn",  # unavailable, pl
+        "b\u0142\u0105d serwera",  # server error, pl
+        "serverfout",  # server error, nl
+        "niet beschikbaar",  # unavailable, nl
+        "anslutning",  # connection, sv
+        "serverfel",  # server error, sv
+        "otillg\u00e4nglig",  # unavailable, sv
+        "forbindelse",  # connection, da/nb
+        "serverfejl",  # server error, da
+        "utilg\u00e6ngelig",  # unavailable, da
+        "tilkobling",  # connection, nb
+        "serverfeil",  # server error, nb
+        "utilgjengelig",  # unavailable, nb
+        "p\u0159ipojen\u00ed",  # connection, cs
+        "spojit",  # connect, cs
+        "chyba serveru",  # server error, cs
+        "nedostupn",  # unavailable, cs
+        "\u0437'\u0454\u0434\u043d\u0430\u043d\u043d\u044f",  # connection, uk
+        "\u0437\u2019\u0454\u0434\u043d\u0430\u043d\u043d\u044f",  # connection, uk
+        "\u043f\u0456\u0434\u043a\u043b\u044e\u0447\u0435\u043d",  # connection, uk
+        # server error, uk
+        "\u043f\u043e\u043c\u0438\u043b\u043a\u0430 \u0441\u0435\u0440\u0432\u0435\u0440\u0430",
+        "\u0627\u062a\u0635\u0627\u0644",  # connection, ar/fa
+        "\u063a\u064a\u0631 \u0645\u062a\u0627\u062d",  # unavailable, ar
+        "\u062f\u0631 \u062f\u0633\u062a\u0631\u0633 \u0646\u06cc\u0633\u062a",  # unavailable, fa
+        "\u05d7\u05d9\u05d1\u05d5\u05e8",  # connection, he
+        "\u05dc\u05d0 \u05d6\u05de\u05d9\u05df",  # unavailable, he
+        "\u05e9\u05d2\u05d9\u05d0\u05ea \u05e9\u05e8\u05ea",  # server error, he
+        "koneksi",  # connection, id
+        "sambungan",  # connection, ms
+        "tidak tersedia",  # unavailable, id/ms
     ),
     K.REFUSAL: (
         "\u30bb\u30fc\u30d5\u30c6\u30a3",  # safety, ja
@@ -1241,6 +1357,22 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\\bpol\u00edtica\\b",  # policy, es/pt
         "politique",  # policy, fr
         r"richtlinie\w*",  # policy, de
+        r"\bpolitica\b",  # policy, it
+        "\u043e\u0442\u043a\u0430\u0437\u044b\u0432\u0430",  # refuses, ru
+        r"zablokowan\w*",  # blocked, pl
+        "geblokkeerd",  # blocked, nl
+        "blockerad",  # blocked, sv
+        "blokeret",  # blocked, da
+        "blokkert",  # blocked, nb
+        "zablokov\u00e1n",  # blocked, cs
+        "\u0437\u0430\u0431\u043b\u043e\u043a\u043e\u0432\u0430\u043d\u043e",  # blocked, uk
+        "\u0645\u062d\u0638\u0648\u0631",  # blocked, ar
+        "\u0645\u0633\u062f\u0648\u062f",  # blocked, fa
+        "\u05d7\u05e1\u05d5\u05dd",  # blocked, he
+        "diblokir",  # blocked, id
+        "disekat",  # blocked, ms
+        "\u5ba1\u6838",  # moderation, zh
+        "\u5be9\u6838",  # moderation, zh-Hant
     ),
     K.MAX_TOKENS: (
         r"truncad\w*",  # truncated, es/pt
@@ -1250,6 +1382,17 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u5207\u308a\u6368\u3066",  # truncated, ja
         "\uc798\ub838",  # cut off, ko
         "\u622a\u65b7",  # truncated, zh-Hant
+        r"troncat\w*",  # truncated, it
+        "obci\u0119t",  # cut off, pl
+        "afgekapt",  # cut off, nl
+        "avkortad",  # truncated, sv
+        "zkr\u00e1cen",  # shortened, cs
+        "\u043e\u0431\u0440\u0456\u0437\u0430\u043d",  # truncated, uk
+        "\u6700\u5927\u30c8\u30fc\u30af\u30f3",  # maximum tokens, ja
+        "\u30c8\u30fc\u30af\u30f3\u306e\u6700\u5927",  # maximum tokens, ja
+        "\ucd5c\ub300 \ud1a0\ud070",  # maximum tokens, ko
+        "\u5de5\u5177\u8c03\u7528\u6b21\u6570",  # the number of tool calls, zh
+        "\u5de5\u5177\u8abf\u7528\u6b21\u6578",  # the number of tool calls, zh-Hant
     ),
     K.CANCELLED: (
         r"annul\w*",  # cancelled, fr/it
@@ -1268,12 +1411,33 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\ucde8\uc18c",  # cancel, ko
         "iptal",  # cancelled, tr
         "h\u1ee7y",  # cancelled, vi
+        r"interrott\w*",  # interrupted, it
+        "anulowan",  # cancelled, pl
+        "przerwan",  # interrupted, pl
+        "geannuleerd",  # cancelled, nl
+        "afgebroken",  # aborted, nl
+        r"\bavbr\w+",  # interrupted, sv/nb
+        "annulleret",  # cancelled, da
+        "afbrudt",  # interrupted, da
+        "zru\u0161en",  # cancelled, cs
+        "p\u0159eru\u0161en",  # interrupted, cs
+        "\u0441\u043a\u0430\u0441\u043e\u0432\u0430\u043d",  # cancelled, uk
+        "\u043f\u0435\u0440\u0435\u0440\u0432\u0430\u043d",  # interrupted, uk
+        "\u0625\u0644\u063a\u0627\u0621",  # cancellation, ar
+        "\u0644\u063a\u0648",  # cancelled, fa
+        "\u05d1\u05d5\u05d8\u05dc",  # cancelled, he
+        "dibatalkan",  # cancelled, id/ms
+        "\u4e2d\u6b62",  # aborted, ja
+        "\uc911\ub2e8",  # stopped, ko
     ),
     K.NODE_OFFLINE: (
         "\u30aa\u30d5\u30e9\u30a4\u30f3",  # offline, ja
         "\uc624\ud504\ub77c\uc778",  # offline, ko
         "\u96e2\u7dda",  # offline, zh-Hant
         "\u043e\u0444\u043b\u0430\u0439\u043d",  # offline, ru
+        "\u063a\u064a\u0631 \u0645\u062a\u0635\u0644",  # offline, ar
+        "\u05dc\u05d0 \u05de\u05e7\u05d5\u05d5\u05df",  # offline, he
+        "\u0622\u0641\u0644\u0627\u06cc\u0646",  # offline, fa
     ),
     K.HARNESS_EXITED: (
         "\u7d42\u4e86\u30b3\u30fc\u30c9",  # exit code, ja
@@ -1286,6 +1450,11 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "code de sortie",  # exit code, fr
         "\\babgest\u00fcrzt\\b",  # crashed, de
         "\u30af\u30e9\u30c3\u30b7\u30e5",  # crashed, ja
+        "kod wyj\u015bcia",  # exit code, pl
+        "afsluitcode",  # exit code, nl
+        "codice di uscita",  # exit code, it
+        "\u043a\u043e\u0434 \u0432\u0438\u0445\u043e\u0434\u0443",  # exit code, uk
+        "kode keluar",  # exit code, id
     ),
     K.CONTEXT_EXHAUSTED: (
         "contexto",  # context, es/pt
@@ -1294,6 +1463,11 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u043a\u043e\u043d\u0442\u0435\u043a\u0441\u0442",  # context, ru
         "\u30b3\u30f3\u30c6\u30ad\u30b9\u30c8",  # context, ja
         "\ucee8\ud14d\uc2a4\ud2b8",  # context, ko
+        "contesto",  # context, it
+        r"kontekst\w*",  # context, pl/da/nb
+        "\u0627\u0644\u0633\u064a\u0627\u0642",  # context, ar
+        "\u05d4\u05e7\u05e9\u05e8",  # context, he
+        "konteks",  # context, id/ms
     ),
     K.BAD_REQUEST: (
         "\u7121\u6548",  # invalid, zh-Hant
@@ -1313,6 +1487,37 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "non valide",  # invalid, fr
         "non pris en charge",  # not supported, fr
         "\\bnicht unterst\u00fctzt\\b",  # not supported, de
+        r"non valid\w*",  # invalid, it
+        r"non support\w*",  # not supported, it
+        "nieprawid\u0142ow",  # invalid, pl
+        "nieobs\u0142ugiwan",  # not supported, pl
+        "ongeldig",  # invalid, nl
+        "niet ondersteund",  # not supported, nl
+        "ogiltig",  # invalid, sv
+        "st\u00f6ds inte",  # not supported, sv
+        "ugyldig",  # invalid, da/nb
+        "underst\u00f8ttes ikke",  # not supported, da
+        "st\u00f8ttes ikke",  # not supported, nb
+        "neplatn",  # invalid, cs
+        "nepodporovan",  # not supported, cs
+        "\u043d\u0435\u0434\u0456\u0439\u0441\u043d",  # invalid, uk
+        # not supported, uk
+        (
+            "\u043d\u0435 \u043f\u0456\u0434\u0442\u0440"
+            "\u0438\u043c\u0443\u0454\u0442\u044c\u0441\u044f"
+        ),
+        "\u063a\u064a\u0631 \u0635\u0627\u0644\u062d",  # invalid, ar
+        "\u063a\u064a\u0631 \u0645\u062f\u0639\u0648\u0645",  # not supported, ar
+        "\u0646\u0627\u0645\u0639\u062a\u0628\u0631",  # invalid, fa
+        "\u05dc\u05d0 \u05d7\u05d5\u05e7\u05d9",  # invalid, he
+        "\u05dc\u05d0 \u05e0\u05ea\u05de\u05da",  # not supported, he
+        "tidak valid",  # invalid, id
+        "tidak didukung",  # not supported, id
+        "tidak sah",  # invalid, ms
+        "kh\u00f4ng h\u1ee3p l\u1ec7",  # invalid, vi
+        "kh\u00f4ng h\u1ed7 tr\u1ee3",  # not supported, vi
+        "\u6a21\u578b\u4e0d\u5b58\u5728",  # the model does not exist, zh
+        "\uc9c0\uc6d0\ud558\uc9c0 \uc54a",  # does not support, ko
     ),
 }
 
