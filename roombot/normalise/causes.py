@@ -1098,10 +1098,11 @@ EXCEPTIONS: tuple[Rule, ...] = (
     ),
 )
 
-# The same words in the other languages failures come in (es, pt, fr, de, it, ru, ja, ko,
-# zh-Hant, tr, vi; the Chinese of the mainland is written beside the English above), one
-# list per kind, added to that kind's cause words. Written as escapes (ruff's RUF001), each
-# with its meaning.
+# The same words in the other languages failures come in (es, pt, fr, it, de, nl, sv, da,
+# nb, pl, cs, ru, uk, tr, ar, fa, he, id, ms, vi, ja, ko, zh-Hant; the Chinese of the
+# mainland is written beside the English above), one list per kind, added to that kind's
+# cause words: what each language calls a quota, a key, a timeout, a cancel. Written as
+# escapes (ruff's RUF001 would take Cyrillic letters for Latin ones), each with its meaning.
 _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
     K.QUOTA: (
         "\u30af\u30a9\u30fc\u30bf",  # quota, ja
