@@ -175,7 +175,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\bcontext[ _-]?(?:length|window|size|limit)s?\b[^.\n]{0,60}?\b(?:exceed\w*|"
             r"overflow\w*|too (?:long|large|small)|reached|full|is \d[\d,]* tokens)",
             r"\b(?:exceed\w*|overflow\w*|larger than|longer than|greater than|more than|beyond|"
-            r"too (?:long|large) (?:for|to fit)|too long to fit)\b[^.\n]{0,50}?\bcontext\b",
+            r"too (?:long|large) (?:for|to fit)|too long to fit)\b[^.\n]{0,50}?\bcontext\b"
+            r"(?! cancel| deadline)",  # Go's "context deadline exceeded (... context cancellation"
             r"\bmaximum context length\b",
             r"\bcontext[_ ]length[_ ]exceeded",
             r"\bcontext[ _-]?overflow",
@@ -198,6 +199,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\btokens?\b[^.\n]{0,30}?\bexceeds? (?:the )?(?:model'?s? )?(?:maximum|max|limit|"
             r"context|allowed)\b",
             r"\bexceeds? (?:the )?(?:maximum )?token limit\b",
+            # in the past tense only of what was sent: "response ... exceeded" is max_tokens
+            r"\b(?:request|prompt|input|messages?)\b[^.\n]{0,20}?\bexceeded (?:the )?(?:maximum )?"
+            r"token limit\b",
             r"\byou requested [\d,]+ tokens\b",
             r"\btokens\W{1,3}\+\W{1,3}max_new_tokens\b",
             r"\brequested [\d,]+ tokens\b[^.\n]{0,40}?\bmax\b",
@@ -502,6 +506,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:hit|reached|exceeded|exhausted) the tool[ -]?(?:call|use|execution)s? (?:limit|"
             r"budget)\b",
             r"\bstopped before finishing\b",
+            r"\b(?:generation|output|response|answer|completion) (?:was |has )?stopped\b"
+            r"[^.\n]{0,30}?\b(?:token|length) limit\b",
         ),
     ),
     # --- an agent that could not start (before "timed out": it may time out starting) -----------
@@ -761,6 +767,10 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:response|request)aborted\b",
             r"\babort requested\b",
             r"\bcancel (?:was )?(?:received|requested)\b",
+            # a server's words when the caller hung up mid-request (nginx logs it as 499)
+            r"\bclient (?:has )?disconnected\b",
+            r"\bclient connection (?:was )?(?:prematurely )?closed\b",
+            r"\bclient closed (?:the )?(?:connection|request)\b",
             "\u5df2\u53d6\u6d88",  # "cancelled"
             "\u7528\u6237\u53d6\u6d88",  # "the user cancelled"
             r"\bctrl-?c\b",
@@ -800,7 +810,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bconnection to\b[^.\n]{0,60}?\b(?:was |has been )?lost\b",
             r"\b(?:query|session|process|agent|pipe|channel|bridge) closed before (?:the )?"
             r"(?:response|reply|turn)\b",
-            r"\bprocess failed\b",
+            r"(?<!client )\bprocess failed\b",  # Emacs' "make client process failed" is a socket
             r"\bprocess (?:is|has) gone\b",
             r"\bprocess[ _](?:was )?lost\b",
             r"\b(?:shutting down|killing|terminating) the (?:\w+ )?process\b",
@@ -922,7 +932,7 @@ WEAK: tuple[Rule, ...] = (
             r"\bwithout (?:its|the) required\b",
             r"\b(?:pdf|file|image|attachment|upload)s? (?:is |was )?too (?:large|big)\b",
             r"\bvalid range of\b",
-            r"\bmalformed\b",
+            r"\bmalformed\b(?![^.\n]{0,30}?\brespons)",  # a malformed response is not the request
             r"\bno model (?:was )?(?:specified|provided|given)\b",
             r"\bvalidation (?:error|failed|exception)\b",
             r"\bunsupported (?:parameter|value|content|type|media|format|feature)s?\b",
@@ -934,6 +944,10 @@ WEAK: tuple[Rule, ...] = (
             r"\bmust be (?:strictly )?(?:positive|negative|between|in (?:the )?range)\b",
             r"\bnot found\b",
             r"\b(?:is|are) required\b",
+            r"\bis a required (?:property|field|parameter|argument)\b",
+            # a client too old for the service: the request is refused until it is upgraded
+            r"\b(?:upgrade|update) (?:your |the )?(?:\w+ ){0,2}(?:extension|client|plugin|cli|sdk)"
+            r" to (?:continue|keep)\b",
             r"\bunexpected (?:field|parameter|argument|value|role)\b",
             r"\bbad request\b",
             r"\bis not a valid\b",
@@ -1732,9 +1746,9 @@ WORDS: tuple[Rule, ...] = (
         K.BAD_REQUEST,
         "wild/tools/cline-stream-initialization-failed-vercel-400",
         message=each_word(
-            "invalid",
+            r"invalid\b(?! (?:api )?response)",  # an invalid response is not the request
             "unsupported",
-            "malformed",
+            r"malformed\b(?![^.\n]{0,30}?\brespons)",  # a malformed response is not the request
             "not supported",
             "unknown parameter",
             "\u53c2\u6570",  # parameter
