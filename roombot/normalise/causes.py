@@ -1203,6 +1203,13 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\\bcl\u00e9 (?:d'|de )?api\\b",  # API key, fr
         "\\bapi-schl\u00fcssel\\b",  # API key, de
         "chiave api",  # API key, it
+        "chave de licen\u00e7a",  # license key, pt
+        "clave de licencia",  # license key, es
+        "\bcl\u00e9 de licence\b",  # license key, fr
+        "lizenzschl\u00fcssel",  # license key, de
+        "licensnyckel",  # license key, sv
+        "\ub77c\uc774\uc120\uc2a4 \ud0a4",  # license key, ko
+        "\u30e9\u30a4\u30bb\u30f3\u30b9\u30ad\u30fc",  # license key, ja
         "zugriff verweigert",  # access denied, de
         "acceso denegado",  # access denied, es
         "acesso negado",  # access denied, pt
@@ -1556,6 +1563,8 @@ WORDS: tuple[Rule, ...] = (
             "daily",
             "monthly",
             "budget",
+            "allowance",
+            "usage limit",
             "payment",
             "prepaid",
             "top up",
@@ -1578,6 +1587,8 @@ WORDS: tuple[Rule, ...] = (
             "per minute",
             "per second",
             "rate",
+            "too many requests",
+            "slow down",
             "\u9891\u7e41",  # too frequent
             "\u9650\u6d41",  # throttled
             *_ELSEWHERE[K.RATE_LIMIT],
@@ -1598,6 +1609,7 @@ WORDS: tuple[Rule, ...] = (
             "permissions?",
             "forbidden",
             "api ?key",
+            "licen[cs]e key",
             "apikey",
             "oauth",
             "revoked",
@@ -1617,6 +1629,8 @@ WORDS: tuple[Rule, ...] = (
             "timeout",
             "deadline",
             "took too long",
+            "time limit",
+            "timing out",
             "\u8d85\u65f6",  # timed out
             *_ELSEWHERE[K.TIMEOUT],
         ),
@@ -1627,6 +1641,10 @@ WORDS: tuple[Rule, ...] = (
         message=each_word(
             "overloaded",
             "unavailable",
+            "outage",
+            "high demand",
+            "bad gateway",
+            "internal server error",
             "capacity",
             "maintenance",
             "upstream",
@@ -1657,6 +1675,8 @@ WORDS: tuple[Rule, ...] = (
             "policy",
             "policies",
             "harmful",
+            "inappropriate",
+            "unsafe",
             r"censor\w*",
             "blocked",
             # Copilot's public-code block in other languages (de, pt/es, fr, it)
@@ -1678,6 +1698,8 @@ WORDS: tuple[Rule, ...] = (
             "truncated",
             "cut off",
             "max_tokens",
+            "length limit",
+            "output limit",
             "max[ _]turns",
             "max[ _]iterations",
             "max[ _]steps",
@@ -1722,6 +1744,7 @@ WORDS: tuple[Rule, ...] = (
             "sigkill",
             "sigterm",
             "sigsegv",
+            "core dumped",
             "segfault",
             r"panic\w*",
             "died",
