@@ -589,7 +589,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\bconnection to \d{1,3}(?:\.\d{1,3}){3} closed\b",
             r"\brunner has received a shutdown signal\b",  # GitHub Actions: the runner machine
             r"\bshutdown manager killing pod\b",  # the kubelet, when its node shuts down
-            r"\bnode (?:is )?shutting down\b",
+            r"\bnode (?:is )?shutting(?: down)?\b",  # the kubelet's older "Node is shutting"
+            r"\btermination is imminent\b",  # a cloud's notice that a spot machine is taken back
+            r"\bclient_loop: send disconnect\b",  # OpenSSH, when the link to the host drops
             # the machine itself, not a process on it: a cloud or WSL instance, a VM, a pod
             r"\b(?:(?:spot |ec2 |wsl |vm |cloud |linux )instance|virtual machine|vm|pod|"
             r"codespace)\b"
@@ -601,11 +603,11 @@ CAUSES: tuple[Rule, ...] = (
             r"\bssh\w*\b[^\n]{0,60}?\bconnection (?:closed|reset|refused|timed out|lost)\b",
             r"\beconnrefused [\d.]+:22\b",
             r"\bnode was low on resource\b",  # the kubelet's words when it evicts a pod
-            r"\bevicted\b",
+            r"\bevict(?:ed|ing)\b",
             r"\bheartbeats?\b[^.\n]{0,40}?\b(?:missed|lost|timed? ?out|stopped|not received|stale|"
             r"expired|dropped|failed)\b",
             r"\bno heartbeat\b",
-            r"\bmissed (?:the )?(?:last )?(?:\d+ )?heartbeats?\b",
+            r"\bmissed\b[^.\n]{0,20}?\bheartbeats?\b",  # "missed too many heartbeats"
             r"\bdid not reconnect within\b",
             r"\bneeds? (?:to )?reconnect\b",
             r"\bgrace period\b[^.\n]{0,20}?\b(?:expired|elapsed)\b",
@@ -731,6 +733,11 @@ CAUSES: tuple[Rule, ...] = (
         message=any_of(
             r"\bcore dumped\b",
             r"\bsegmentation fault\b",
+            r"\bgeneral protection fault\b",
+            r"\bcore dump\b",  # systemd-coredump's "Process Core Dump"
+            # Jupyter's words for a kernel process that died under it
+            r"\bkernel (?:has )?(?:died|restarted)\b",
+            r"\brestarting kernel\b",
             r"(?-i:\b(?:SIGKILL|SIGSEGV|SIGABRT|SIGBUS|SIGILL|SIGFPE)\b)",
             # the kernel's and the shell's words for a process killed by SIGILL
             r"\btrap invalid opcode\b",
@@ -760,6 +767,7 @@ CAUSES: tuple[Rule, ...] = (
         message=any_of(
             r"\b(?:cancell?ed|aborted|interrupted|stopped) by (?:the )?user\b",
             r"\buser (?:cancell?ed|aborted|interrupted)\b",
+            r"\buser_?cancell?ed\w*",  # a class or code: UserCancelledRun, user_cancelled
             r"\buser[ -]requested\b",
             r"\bthe user doesn't want to (?:proceed|take this action)\b",
             r"\bKeyboardInterrupt\b",
