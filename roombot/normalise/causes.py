@@ -831,6 +831,20 @@ CAUSES: tuple[Rule, ...] = (
             r"(?-i:\b\d+ Killed\b)",  # bash reports a job killed by a signal as "<pid> Killed"
             r"\b(?:failure|return) code\b[: ]{0,2}-?\d+",
             r"\bis not recognized as an internal or external command\b",
+            # the same words of Windows' cmd.exe in its other languages
+            "\u4e0d\u662f\u5185\u90e8\u6216\u5916\u90e8\u547d\u4ee4",  # zh-CN
+            "\u5167\u90e8\u6216\u5916\u90e8\u547d\u4ee4",  # zh-TW
+            "\u5185\u90e8\u30b3\u30de\u30f3\u30c9\u307e\u305f\u306f"
+            "\u5916\u90e8\u30b3\u30de\u30f3\u30c9",  # ja
+            "\ub0b4\ubd80 \ub610\ub294 \uc678\ubd80 \uba85\ub839",  # ko
+            r"\bcomando interno\b",  # es, pt, it
+            r"\bcommande interne\b",  # fr
+            r"\bfalsch geschrieben oder\b",  # de
+            "\u0432\u043d\u0443\u0442\u0440\u0435\u043d\u043d\u0435\u0439 \u0438\u043b\u0438 "
+            "\u0432\u043d\u0435\u0448\u043d\u0435\u0439",  # ru
+            # the agent's own command is missing: it could not be started
+            r"\b(?:cli|binary|executable)\b[^.\n]{0,20}?\b(?:is )?not installed\b",
+            r"\bcli n'est pas install",  # fr
             r"\bcannot find module\b",
             r"\b(?:process|agent|harness|cli|subprocess|child process|acp|app-server|stdio)"
             r"\b[^.\n]{0,30}?\b(?:connection|websocket|socket|pipe) (?:was )?closed\b",
