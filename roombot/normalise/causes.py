@@ -178,6 +178,16 @@ CAUSES: tuple[Rule, ...] = (
             r"too (?:long|large) (?:for|to fit)|too long to fit)\b[^.\n]{0,50}?\bcontext\b"
             r"(?! cancel| deadline)",  # Go's "context deadline exceeded (... context cancellation"
             r"\bmaximum context length\b",
+            # a serving engine's own limit on prompt plus output (llama.cpp, vLLM, TabbyAPI,
+            # TensorRT-LLM, LMDeploy): the same window under its engine's name
+            r"\b(?:maximum (?:supported )?sequence length|max_seq_len|session_len|max_num_tokens)\b"
+            r"[^\n]{0,40}?\b(?:exceed\w*|is (?:just )?\d|of \d|\(\d)",
+            r"\b(?:prompt|request|input) length\b[^.\n]{0,60}?\b(?:should not|must not|cannot) "
+            r"exceed\b",
+            r"\b(?:prompt|request|input) length [\d.]+(?: \+ [\d.]+)? is (?:greater|larger|more) "
+            r"than\b",
+            r"\bprompt_limit\b",
+            "\u8f93\u5165\u5185\u5bb9\u8fc7\u957f",  # "the input is too long"
             r"\bcontext[_ ]length[_ ]exceeded",
             r"\bcontext[ _-]?overflow",
             r"(?:\b|_)context_window_exceeded\b",  # also model_context_window_exceeded
@@ -355,6 +365,17 @@ CAUSES: tuple[Rule, ...] = (
             r"\bcannot be (?:greater|larger|more|less|smaller|longer|shorter) than\b",
         ),
     ),
+    # --- a request the model's chat template or build cannot take: the request's fault, though
+    # llama.cpp and Ollama send it as a 500 server_error
+    rule(
+        K.BAD_REQUEST,
+        "wild/harvest16_infra/picoclaw-llm-500-jinja-role-alternation",
+        message=any_of(
+            r"\broles must alternate\b",
+            r"\b(?:image|audio|vision|multimodal) input (?:is )?not supported\b",
+            r"\brequires (?:the )?--jinja\b",
+        ),
+    ),
     # --- a connection that never opened (TLS, a dial): the words of a login are only the stage --
     rule(
         K.PROVIDER_UNAVAILABLE,
@@ -384,6 +405,7 @@ CAUSES: tuple[Rule, ...] = (
             r"missing|required|not found|not provided|is not set|not set|revoked|disabled|"
             r"must be set|must be provided)\b",
             r"\bAPI_KEY_(?:INVALID|EXPIRED)\b",
+            r"\binvalid_api_key\b",  # OpenAI's code, as a log line writes it (error_code=...)
             r"\bunauthori[sz]ed\b",
             r"\b(?:user|account) is disabled\b",
             r"\bhas not been used in project\b",
@@ -873,6 +895,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:could not|cannot|can't|couldn't) be reached\b",
             r"\b(?:error|failure)\b[^.\n]{0,30}?\b(?:at|in) (?:the )?transport layer\b",
             r"\bconnection refused\b",
+            r"\bfailed to get (?:a )?response from (?:the )?(?:provider|upstream|server|model)\b",
+            r"\b(?:error|failed|unable|failure) (?:attempting |trying |while trying )?to connect "
+            r"to (?:the )?(?:server|host|api|endpoint|upstream)\b",
             r"\bECONNRESET\b",
             r"\bconnection reset\b",
             r"\bsocket hang up\b",
