@@ -287,6 +287,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bquota limit (?:exceeded|reached|hit)\b",
             r"\bsubscription\b[^.\n]{0,30}?\b(?:expired|inactive|ended|required|limit)\b",
             r"\btrial (?:has )?(?:expired|ended)\b",
+            r"\btrial (?:request |usage |message |token )?limits?\b",  # a trial's allowance
             r"\bquota[ _](?:exceeded|exhausted|reached|depleted|used up)\b",
             r"\bexhausted (?:your|the|its|their) (?:\w+ ){0,2}"
             r"(?:quota|capacity|credits|allowance|usage)\b",
@@ -464,6 +465,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:disabled|suspended|deactivated) (?:organization|account)\b",
             r"\b(?:organization|account) (?:has been |is )?(?:disabled|suspended|deactivated|"
             r"restricted|banned|blocked)\b",
+            # "Your User ID (...) temporarily is suspended", "we've locked your account"
+            r"\b(?:account|user id)\b[^.\n]{0,60}?\b(?:is |has been |was )?suspended\b",
+            r"\blocked (?:your|the) account\b",
             r"\bhas disabled\b[^.\n]{0,40}?\baccess\b",
             r"\baccess (?:has been |was |is )?(?:terminated|revoked|suspended|paused)\b",
             r"\bbearer\b[^.\n]{0,20}?\b(?:missing|invalid|required|expired)\b",
