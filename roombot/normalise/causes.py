@@ -1256,7 +1256,7 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "chiave api",  # API key, it
         "chave de licen\u00e7a",  # license key, pt
         "clave de licencia",  # license key, es
-        "\bcl\u00e9 de licence\b",  # license key, fr
+        "\\bcl\u00e9 de licence\\b",  # license key, fr
         "lizenzschl\u00fcssel",  # license key, de
         "licensnyckel",  # license key, sv
         "\ub77c\uc774\uc120\uc2a4 \ud0a4",  # license key, ko
