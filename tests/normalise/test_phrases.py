@@ -62,6 +62,13 @@ def test_most_phrases_have_a_trigger() -> None:
     assert len(latin) <= 12, latin
 
 
+def test_no_phrase_holds_a_control_character() -> None:
+    """A `\\b` written in a plain string is a backspace, not a word boundary: such a phrase
+    can never hold on real text, and nothing else would notice."""
+    bad = [p.source for p in phrases.phrases() if any(ord(c) < 32 for c in p.source)]
+    assert not bad, bad
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.lists(
