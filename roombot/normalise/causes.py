@@ -31,7 +31,7 @@ from __future__ import annotations
 from cards import Kind
 from roombot.normalise.rules import Rule, rule
 
-__all__ = ["CAUSES", "EXCEPTIONS", "WEAK", "WORDS"]
+__all__ = ["CAUSES", "EXCEPTIONS", "WEAK", "WORDS", "WORDS_GIVE_WAY"]
 
 K = Kind
 
@@ -598,6 +598,11 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:sandbox|runtime|container|workspace|environment|node|worker|runner|daemon|"
             r"machine)\b[^.\n]{0,60}?\b(?:is |was )?(?:unavailable|unhealthy|(?:has |have |may "
             r"have )?(?:already )?shut down)\b",
+            # a link to the machine the agent runs on that failed, in one line of either order
+            r"\b(?:sandbox|runner|daemon|devcontainer|codespace)\b[^\n]{0,120}?\b(?:connection "
+            r"(?:refused|reset|closed|lost)|disconnected|(?:is |was )?not running|econnrefused)\b",
+            r"\b(?:connection (?:refused|reset|closed|lost)|disconnected|econnrefused)\b"
+            r"[^\n]{0,120}?\b(?:sandbox|runner|daemon|devcontainer|codespace)\b",
             r"\bstopped hearing from\b",
             r"\bno such container\b",  # docker's words for a sandbox container that is gone
             # a WebSocket to the node closed without a close frame (1006) or a status (1005)
@@ -1620,6 +1625,10 @@ WORDS: tuple[Rule, ...] = (
             "prepaid",
             "top up",
             "recharge",
+            "upgrade",
+            "free tier",
+            "spend(?:ing)? limit",
+            "insufficient funds",
             "\u989d\u5ea6",  # quota
             "\u4f59\u989d",  # balance
             "\u6b20\u8d39",  # in arrears
@@ -1640,6 +1649,7 @@ WORDS: tuple[Rule, ...] = (
             "rate",
             "too many requests",
             "slow down",
+            r"rate[-_]?limit\w*",
             "\u9891\u7e41",  # too frequent
             "\u9650\u6d41",  # throttled
             *_ELSEWHERE[K.RATE_LIMIT],
@@ -1660,6 +1670,8 @@ WORDS: tuple[Rule, ...] = (
             "permissions?",
             "forbidden",
             "api ?key",
+            "access denied",
+            "unauthenticated",
             "licen[cs]e key",
             "apikey",
             "oauth",
@@ -1682,6 +1694,7 @@ WORDS: tuple[Rule, ...] = (
             "took too long",
             "time limit",
             "timing out",
+            "time out",
             "\u8d85\u65f6",  # timed out
             *_ELSEWHERE[K.TIMEOUT],
         ),
@@ -1699,6 +1712,15 @@ WORDS: tuple[Rule, ...] = (
             "capacity",
             "maintenance",
             "upstream",
+            "server error",
+            "service error",
+            "stream error",
+            "proxy error",
+            "queue[ _]full",
+            r"(?:model|server|service|backend|upstream|endpoint|engine)s? (?:is |are )?not ready",
+            "health check",
+            "busy",
+            "temporarily",
             "network",
             "socket",
             "unreachable",
@@ -1756,6 +1778,8 @@ WORDS: tuple[Rule, ...] = (
             "max[ _]steps",
             "recursion limit",
             "stuck in a loop",
+            "max_output_tokens",
+            "(?:step|turn|iteration) limit",
             "loop guard",
             "too many (?:tool|function) calls",
             r"iterat\w*",
@@ -1790,6 +1814,10 @@ WORDS: tuple[Rule, ...] = (
             "exited",
             "exit code",
             "exit status",
+            "terminated",
+            "enoent",
+            "not installed",
+            "command not found",
             "exit",
             "signal",
             "sigkill",
@@ -1812,6 +1840,7 @@ WORDS: tuple[Rule, ...] = (
             "context window",
             "context length",
             "too many tokens",
+            r"(?:prompt|input|message|request|conversation)s? (?:is |was )?too (?:long|large)",
             "\u4e0a\u4e0b\u6587",  # context
             *_ELSEWHERE[K.CONTEXT_EXHAUSTED],
         ),
@@ -1825,6 +1854,15 @@ WORDS: tuple[Rule, ...] = (
             r"malformed\b(?![^.\n]{0,30}?\brespons)",  # a malformed response is not the request
             "not supported",
             "unknown parameter",
+            "not implemented",
+            "unimplemented",
+            "does not exist",
+            "unknown model",
+            "no such model",
+            "model not found",
+            r"misconfigur\w*",
+            "configuration error",
+            "missing required",
             "\u53c2\u6570",  # parameter
             "\u65e0\u6548",  # invalid
             "\u4e0d\u652f\u6301",  # not supported
@@ -1832,3 +1870,7 @@ WORDS: tuple[Rule, ...] = (
         ),
     ),
 )
+
+# A request's words are adjectives ("invalid", "not supported") that any other kind's noun
+# may carry: "the license key is invalid" names a key. Tied with one other kind, they yield.
+WORDS_GIVE_WAY = K.BAD_REQUEST

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from roombot.normalise import rules as R
-from roombot.normalise.causes import CAUSES, EXCEPTIONS, WEAK, WORDS
+from roombot.normalise.causes import CAUSES, EXCEPTIONS, WEAK, WORDS, WORDS_GIVE_WAY
 from roombot.normalise.extract import names_in
 from roombot.normalise.phrases import (
     CAUSE_TABLE,
@@ -262,7 +262,7 @@ def _tiers(case: Case, anchored: bool) -> Iterator[tuple[str, Rule | None]]:
     yield TIER_NAMES[5], decide(R.BY_STATUS, said) if status is not None else None
     if prepared is not None:
         yield TIER_NAMES[6], first_match(WEAK_TABLE, prepared, case.retry_after)
-        yield TIER_NAMES[7], most_held(WORDS_TABLE, prepared)
+        yield TIER_NAMES[7], most_held(WORDS_TABLE, prepared, WORDS_GIVE_WAY)
 
 
 def judge(case: Case, *, anchored: bool = False) -> Rule | None:

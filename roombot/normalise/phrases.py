@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from cards import Kind
 from roombot.normalise.causes import CAUSES, WEAK, WORDS
 from roombot.normalise.patterns import alternatives, group_end
 from roombot.normalise.rules import Rule
@@ -594,9 +595,11 @@ def first_match(table: _Table, prepared: Prepared, retry_after: int | None) -> R
     return None
 
 
-def most_held(table: _Table, prepared: Prepared) -> Rule | None:
+def most_held(table: _Table, prepared: Prepared, gives_way: Kind | None = None) -> Rule | None:
     """The one rule of the table with the most alternatives that hold in the whole text
-    (the last of the texts), or None on a tie or where none holds (causes.WORDS)."""
+    (the last of the texts), or None on a tie or where none holds (causes.WORDS).
+
+    `gives_way`: a kind whose words are generic; tied with one other rule, it yields."""
     if not prepared.texts:
         return None  # an empty failure text has no words to count
     text, low = prepared.texts[-1], prepared.lows[-1]
@@ -613,6 +616,8 @@ def most_held(table: _Table, prepared: Prepared) -> Rule | None:
         return None
     best = max(len(n) for n in held.values())
     top = [r for r, n in held.items() if len(n) == best]
+    if len(top) == 2 and gives_way is not None:
+        top = [r for r in top if r.kind != gives_way] or top
     return top[0] if len(top) == 1 else None
 
 
