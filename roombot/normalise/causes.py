@@ -192,6 +192,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\bcontext[ _-]?overflow",
             r"(?:\b|_)context_window_exceeded\b",  # also model_context_window_exceeded
             r"\bcontext (?:is |was )?too (?:long|large)\b",
+            # a server that cut the prompt to fit its window ("input truncated | n_ctx=2048")
+            r"\b(?:input|prompt|context) (?:was |has been |is )?truncated\b",
             r"\b(?:prompt|input|conversation|messages?)(?: tokens?)?(?: is| are| was)? too long\b",
             r"\b(?:input|prompt)(?: token)? length (?:is )?too long\b",
             r"\b(?:input )?text (?:is )?too long for\b",
@@ -737,6 +739,12 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:service|system|api|platform) (?:is )?(?:currently )?degraded\b",
         ),
     ),
+    # --- a Rust panic is the process's own end, whatever it was doing (after "timed out") -------
+    rule(
+        K.HARNESS_EXITED,
+        "wild/harvest11_geminicodex/codex-cli-linux-sandbox-panicked-landlock-restrict",
+        message=any_of(r"\bthread '[^'\n]{1,40}'(?: \([^)\n]{0,40}\))? panicked at\b"),
+    ),
     # --- 5xx words (after "timed out": a 5xx that timed out is the timeout) ---------------------
     rule(
         K.PROVIDER_UNAVAILABLE,
@@ -753,7 +761,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\bserver had an error\b",
             r"\binternal error encountered\b",  # Google's 500 INTERNAL
             r"\bsystem[ _]error\b",
-            r"\bupstream\b[^.\n]{0,20}?\b(?:error|unavailable|connect)",
+            # not "Upstream error (400)": a proxy passing on a request the provider refused
+            r"\bupstream\b[^.\n]{0,20}?\b(?:error|unavailable|connect)(?!\w*\W{1,3}4\d\d\b)",
             r"\bunavailable\b",
         ),
     ),
@@ -975,6 +984,17 @@ CAUSES: tuple[Rule, ...] = (
 # provider's own code (an Anthropic permission_error whose sentence says "not allowed" is
 # auth). The engine tries them after the codes, before the exception classes.
 WEAK: tuple[Rule, ...] = (
+    # --- a JSON answer that stops mid-way was cut off (the output cap, most often), unless a
+    # provider's or a network's words said otherwise above -------------------------------------
+    rule(
+        K.MAX_TOKENS,
+        "wild/harvest12_weak/deepseek-truncated-toolcall-json",
+        message=any_of(
+            r"\bunterminated string\b",
+            r"\beof while parsing\b",
+            r"\bunexpected end of (?:json|data|input)\b",
+        ),
+    ),
     # --- bad_request: the request itself --------------------------------------------------------
     rule(
         K.BAD_REQUEST,
@@ -1015,6 +1035,8 @@ WEAK: tuple[Rule, ...] = (
             r"\bparse error\b",
             r"\bcannot specify both\b",
             r"\bnot available in region\b",
+            # a model or a mode this account, deployment or client is not set up for
+            r"\bnot available (?:for|on|to) (?:this|your|integrator)\b",
             r"\bnot yet supported\b",
             r"\bpage not found\b",
             r"\bcould not be found\b",

@@ -528,12 +528,22 @@ class Prepared(NamedTuple):
     ascii: bool  # joined is ASCII: no leading letters but ASCII ones can be in it
 
 
+# A line break inside a sentence, where a terminal, a UI or a log wrapped it ("maximum
+# context\nlength is 4097 tokens"): the next line goes on in lower case.
+_WRAPPED = re.compile(r"(?<=[a-z,])\n[ \t]*(?=[a-z])")
+
+
+def _unwrap(text: str) -> str:
+    return _WRAPPED.sub(" ", text) if "\n" in text else text
+
+
 def prepare(sentence: str, haystack: str) -> Prepared:
     """A failure's sentence and whole text, capped to their head and tail, for first_match.
 
     The words of the whole text, and of the sentence where it is not inside it: a
     sentence read out of JSON has its escapes undone ("\\nRate" is "Rate" there).
     """
+    sentence, haystack = _unwrap(sentence), _unwrap(haystack)
     if sentence == haystack or not sentence or not haystack:
         one = _cap(sentence or haystack)
         texts: tuple[str, ...] = (one,) if one else ()
