@@ -1228,6 +1228,32 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u05d9\u05ea\u05e8\u05d4",  # balance, he
         "kuota",  # quota, id/ms
         "\u30af\u30ec\u30b8\u30c3\u30c8",  # credit, ja
+        "l\u00edmite de uso",  # usage limit, es/pt
+        "limite de uso",  # usage limit, pt
+        "limite d'utilisation",  # usage limit, fr
+        r"nutzungslimit\w*",  # usage limit, de
+        "limite di utilizzo",  # usage limit, it
+        "limit u\u017cycia",  # usage limit, pl
+        "limit wykorzystania",  # usage limit, pl
+        "kullan\u0131m limit\\w*",  # usage limit, tr
+        "gi\u1edbi h\u1ea1n s\u1eed d\u1ee5ng",  # usage limit, vi
+        # usage limit, ru
+        (
+            "\u043b\u0438\u043c\u0438\u0442 \u0438\u0441\u043f"
+            "\u043e\u043b\u044c\u0437\u043e\u0432\u0430\u043d\u0438\u044f"
+        ),
+        # usage limit, uk
+        (
+            "\u043b\u0456\u043c\u0456\u0442 \u0432\u0438\u043a"
+            "\u043e\u0440\u0438\u0441\u0442\u0430\u043d\u043d\u044f"
+        ),
+        "\u4f7f\u7528\u4e0a\u9650",  # usage cap, ja
+        "\u5229\u7528\u4e0a\u9650",  # usage cap, ja
+        "\uc0ac\uc6a9 \ud55c\ub3c4",  # usage limit, ko
+        "\uc0ac\uc6a9\ub7c9 \ud55c\ub3c4",  # usage limit, ko
+        "\u4f7f\u7528\u9650\u5236",  # usage limit, zh
+        "gebruikslimiet",  # usage limit, nl
+        "batas penggunaan",  # usage limit, id
     ),
     K.RATE_LIMIT: (
         "demasiadas solicitudes",  # too many requests, es
@@ -1271,6 +1297,14 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "terlalu banyak permintaan",  # too many requests, id/ms
         "\u5e76\u53d1",  # concurrency (limit), zh
         "\u4e26\u767c",  # concurrency (limit), zh-Hant
+        "l\u00edmite de tasa",  # rate limit, es
+        "limitaci\u00f3n de tasa",  # rate limiting, es
+        "l\u00edmite de velocidad",  # rate limit, es
+        "limite de taxa",  # rate limit, pt
+        "\u901f\u7387\u9650\u5236",  # rate limit, zh
+        "h\u0131z s\u0131n\u0131r\u0131",  # rate limit, tr
+        "gi\u1edbi h\u1ea1n t\u1ed1c \u0111\u1ed9",  # rate limit, vi
+        "ratenbegrenzung",  # rate limiting, de
     ),
     K.AUTH: (
         r"autentica\w*",  # authenticate, es/pt/it
@@ -1341,6 +1375,33 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0432\u043e\u0439\u0434",  # log in (imperative), ru
         "\u0432\u043e\u0439\u0442\u0438",  # log in, ru
         "\\binici\\w* sesi\u00f3n\\b",  # log in, es
+        r"caducad\w*",  # expired, es
+        r"\bexpirad[ao]s?\b",  # expired, es/pt
+        "\\bexpir\u00e9(?:e|s)?\\b",  # expired, fr
+        "abgelaufen",  # expired, de
+        r"\bscadut[aoi]\b",  # expired, it
+        "wygas\u0142",  # expired, pl
+        "\u0438\u0441\u0442\u0435\u043a",  # expired, ru
+        "\u671f\u9650\u5207\u308c",  # expired, ja
+        "\ub9cc\ub8cc",  # expired, ko
+        "\u904e\u671f",  # expired, zh-Hant
+        "\u8fc7\u671f",  # expired, zh
+        "s\u00fcresi dol",  # expired, tr
+        "h\u1ebft h\u1ea1n",  # expired, vi
+        "verlopen",  # expired, nl
+        "kedaluwarsa",  # expired, id
+        r"uprawnie\w*",  # permission, pl
+        r"\bpermisos?\b",  # permission, es
+        "permiss\u00e3o",  # permission, pt
+        "permiss\u00f5es",  # permissions, pt
+        r"berechtigung\w*",  # permission, de
+        r"\bpermess[oi]\b",  # permission, it
+        r"\byetki\w*",  # authority, permission, tr
+        "kh\u00f4ng c\u00f3 quy\u1ec1n",  # no permission, vi
+        "\u043d\u0435\u0442 \u0434\u043e\u0441\u0442\u0443\u043f\u0430",  # no access, ru
+        r"\bautorisation\b",  # authorisation, fr
+        "\u91cd\u65b0\u9a57\u8b49",  # re-authenticate, zh-Hant
+        "\u91cd\u65b0\u9a8c\u8bc1",  # re-authenticate, zh
     ),
     K.TIMEOUT: (
         "tiempo de espera",  # waiting time, es
@@ -1372,6 +1433,10 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "batas waktu",  # time limit, id/ms
         "waktu habis",  # timed out, id/ms
         "up\u0142yn\u0105\u0107 limit czasu",  # time limit passed, pl
+        "\u65f6\u95f4\u8fc7\u957f",  # took too long, zh
+        "\u8017\u65f6\u8fc7\u957f",  # took too long, zh
+        "\u6642\u9593\u904e\u9577",  # took too long, zh-Hant
+        "\u8d85\u6642",  # timed out, zh-Hant
     ),
     K.PROVIDER_UNAVAILABLE: (
         "\\bconexi\u00f3n\\b",  # connection, es
@@ -1443,6 +1508,32 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "koneksi",  # connection, id
         "sambungan",  # connection, ms
         "tidak tersedia",  # unavailable, id/ms
+        "przeci\u0105\u017con",  # overloaded, pl
+        r"sobrecargad\w*",  # overloaded, es
+        r"sobrecarregad\w*",  # overloaded, pt
+        r"\bsurcharg\w*",  # overloaded, fr
+        "\u00fcberlastet",  # overloaded, de
+        r"sovraccaric\w*",  # overloaded, it
+        "\u043f\u0435\u0440\u0435\u0433\u0440\u0443\u0436",  # overloaded, ru
+        "a\u015f\u0131r\u0131 y\u00fck",  # overloaded, tr
+        "qu\u00e1 t\u1ea3i",  # overloaded, vi
+        "\u904e\u8f09",  # overloaded, zh-Hant
+        "\u8fc7\u8f7d",  # overloaded, zh
+        r"overbelast\w*",  # overloaded, nl
+        r"konserwacj\w*",  # maintenance, pl
+        "mantenimiento",  # maintenance, es
+        "manuten\u00e7\u00e3o",  # maintenance, pt
+        r"wartung\w*",  # maintenance, de
+        "manutenzione",  # maintenance, it
+        # maintenance, ru
+        (
+            "\u0442\u0435\u0445\u043d\u0438\u0447\u0435\u0441"
+            "\u043a\u0438\u0435 \u0440\u0430\u0431\u043e\u0442\u044b"
+        ),
+        "b\u1ea3o tr\u00ec",  # maintenance, vi
+        "\u30e1\u30f3\u30c6\u30ca\u30f3\u30b9",  # maintenance, ja
+        "\u7dad\u8b77\u4e2d",  # under maintenance, zh-Hant
+        "\u7ef4\u62a4\u4e2d",  # under maintenance, zh
     ),
     K.REFUSAL: (
         "\u30bb\u30fc\u30d5\u30c6\u30a3",  # safety, ja
@@ -1473,6 +1564,18 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "disekat",  # blocked, ms
         "\u5ba1\u6838",  # moderation, zh
         "\u5be9\u6838",  # moderation, zh-Hant
+        r"moderacj\w*",  # moderation, pl
+        "moderaci[o\u00f3]n",  # moderation, es
+        "modera\u00e7\u00e3o",  # moderation, pt
+        "mod\u00e9ration",  # moderation, fr
+        "moderazione",  # moderation, it
+        "\u043c\u043e\u0434\u0435\u0440\u0430\u0446",  # moderation, ru
+        "\u30e2\u30c7\u30ec\u30fc\u30b7\u30e7\u30f3",  # moderation, ja
+        r"moderasyon\w*",  # moderation, tr
+        "ki\u1ec3m duy\u1ec7t",  # moderation, censorship, vi
+        r"zabronion\w*",  # prohibited, pl
+        r"\bprohibid[oa]s?\b",  # prohibited, es
+        r"\bproibid[oa]s?\b",  # prohibited, pt
     ),
     K.MAX_TOKENS: (
         r"truncad\w*",  # truncated, es/pt
@@ -1493,6 +1596,25 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\ucd5c\ub300 \ud1a0\ud070",  # maximum tokens, ko
         "\u5de5\u5177\u8c03\u7528\u6b21\u6570",  # the number of tool calls, zh
         "\u5de5\u5177\u8abf\u7528\u6b21\u6578",  # the number of tool calls, zh-Hant
+        "tokens de finalizaci\u00f3n",  # completion tokens, es
+        "tokens de salida",  # output tokens, es
+        "tokens de sa\u00edda",  # output tokens, pt
+        "tokens de conclus\u00e3o",  # completion tokens, pt
+        "jetons de sortie",  # output tokens, fr
+        "tokens de sortie",  # output tokens, fr
+        r"ausgabe-?token\w*",  # output tokens, de
+        "token di output",  # output tokens, it
+        "tamamlama token",  # completion tokens, tr
+        "\u00e7\u0131kt\u0131 token",  # output tokens, tr
+        "\uc644\ub8cc \ud1a0\ud070",  # completion tokens, ko
+        "\ucd9c\ub825 \ud1a0\ud070",  # output tokens, ko
+        "\u51fa\u529b\u30c8\u30fc\u30af\u30f3",  # output tokens, ja
+        "token\u00f3w wyj\u015bciowych",  # output tokens, pl
+        # output tokens, ru
+        (
+            "\u0432\u044b\u0445\u043e\u0434\u043d\u044b"
+            "\u0445 \u0442\u043e\u043a\u0435\u043d\u043e\u0432"
+        ),
     ),
     K.CANCELLED: (
         r"annul\w*",  # cancelled, fr/it
@@ -1568,6 +1690,8 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0627\u0644\u0633\u064a\u0627\u0642",  # context, ar
         "\u05d4\u05e7\u05e9\u05e8",  # context, he
         "konteks",  # context, id/ms
+        "ng\u1eef c\u1ea3nh",  # context, vi
+        "ba\u011flam",  # context, tr
     ),
     K.BAD_REQUEST: (
         "\u7121\u6548",  # invalid, zh-Hant
@@ -1618,6 +1742,21 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "kh\u00f4ng h\u1ed7 tr\u1ee3",  # not supported, vi
         "\u6a21\u578b\u4e0d\u5b58\u5728",  # the model does not exist, zh
         "\uc9c0\uc6d0\ud558\uc9c0 \uc54a",  # does not support, ko
+        "\ucc3e\uc744 \uc218 \uc5c6",  # cannot be found, ko
+        "kh\u00f4ng t\u00ecm th\u1ea5y",  # not found, vi
+        r"no se encontr\w*",  # was not found, es
+        "no encontrad[oa]",  # not found, es
+        "n\u00e3o encontrad[oa]",  # not found, pt
+        "introuvable",  # not found, fr
+        "nicht gefunden",  # not found, de
+        "non trovat[oa]",  # not found, it
+        "\u043d\u0435 \u043d\u0430\u0439\u0434\u0435\u043d",  # not found, ru
+        "\u898b\u3064\u304b\u308a\u307e\u305b\u3093",  # not found, ja
+        "\u627e\u4e0d\u5230",  # cannot find, zh
+        "nie znaleziono",  # not found, pl
+        r"bulunamad\w*",  # not found, tr
+        "niet gevonden",  # not found, nl
+        "tidak ditemukan",  # not found, id
     ),
 }
 
