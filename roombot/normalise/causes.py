@@ -951,7 +951,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\bfailed to fetch\b",
             r"\bconnection error\b",
             r"\b(?:failed|unable) to connect\b",
-            r"\bcould(?: not|n'?t) (?:connect|resolve|reach)\b",
+            # a host's name that did not resolve, not a model's or a login's
+            r"\bcould(?: not|n'?t) (?:connect|reach|resolve(?! (?:the )?(?:foundation )?model| "
+            r"auth))\b",
             r"\bcannot connect\b",
             r"\bnetwork[ _](?:error|is unreachable|request failed|connection lost)\b",
             r"\bEHOSTUNREACH\b",
@@ -1565,7 +1567,7 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u5ba1\u6838",  # moderation, zh
         "\u5be9\u6838",  # moderation, zh-Hant
         r"moderacj\w*",  # moderation, pl
-        "moderaci[o\u00f3]n",  # moderation, es
+        "\\bmoderaci[o\u00f3]n\\b",  # moderation, es
         "modera\u00e7\u00e3o",  # moderation, pt
         "mod\u00e9ration",  # moderation, fr
         "moderazione",  # moderation, it
@@ -1991,6 +1993,8 @@ WORDS: tuple[Rule, ...] = (
             r"oom\w*",
             "\u5d29\u6e83",  # crashed
             "\u8fdb\u7a0b\u9000\u51fa",  # process exited
+            "\u9000\u51fa\u7801",  # exit code
+            "\u9000\u51fa\u4ee3\u7801",  # exit code
             *_ELSEWHERE[K.HARNESS_EXITED],
         ),
     ),

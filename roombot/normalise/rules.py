@@ -170,6 +170,18 @@ OPENAI: tuple[Rule, ...] = (
         "openai/invalid-value-temperature",
         code=["invalid_value", "unsupported_parameter"],
     ),
+    # Servers with an OpenAI-shaped body, each with its own type for a request it will not
+    # take, whatever the status: llama.cpp's 501 for a feature not enabled, Mistral's 400.
+    rule(
+        K.BAD_REQUEST,
+        "wild/harvest17_sdk/rig-cassette-llamacpp-embeddings-not-enabled-501",
+        type=["not_supported_error"],
+    ),
+    rule(
+        K.BAD_REQUEST,
+        "wild/harvest17_sdk/rig-cassette-mistral-too-many-inputs-batch",
+        type=["invalid_request_prompt"],
+    ),
     rule(K.PROVIDER_UNAVAILABLE, "openai/server-error", type=["server_error"]),
     rule(K.PROVIDER_UNAVAILABLE, "openai/server-error-code", code=["server_error"]),
     rule(K.AUTH, "openai/authentication-error-type", type=["authentication_error"]),
