@@ -624,6 +624,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bshutdown manager killing pod\b",  # the kubelet, when its node shuts down
             r"\bnode (?:is )?shutting(?: down)?\b",  # the kubelet's older "Node is shutting"
             r"\btermination is imminent\b",  # a cloud's notice that a spot machine is taken back
+            r"\bdue to (?:node )?(?:preemption|node fail\w*)\b",  # Slurm, of a job's node
             r"\bclient_loop: send disconnect\b",  # OpenSSH, when the link to the host drops
             # the machine itself, not a process on it: a cloud or WSL instance, a VM, a pod
             r"\b(?:(?:spot |ec2 |wsl |vm |cloud |linux )instance|virtual machine|vm|pod|"
@@ -840,6 +841,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\bexit(?:ed)? \(?(?:with )?(?:exit )?(?:code|status)\b[: =]{0,2}(?:some\()?-?\d+",
             r"\bexited with\b",
             r"\bexitfailure\b",  # Haskell's System.Exit, as a worker reports it
+            # a process the memory ran out under (a server's "CUDA out of memory" is below)
+            r"\b(?:crashed|was killed|died)\b[^.\n]{0,30}?\b(?:ran|run) out of memory\b",
+            r"\bmay have run out of memory\b",
             r"\breturned (?:a )?non-?zero\b",
             r"\bfailed \((?:exit )?code (?:-?[1-9]\d?|12[67]|13\d|14\d|255)\b",
             r"\bexit_?code\b\W{0,3}-?[1-9]\d*",  # exitCode=1, exit_code: 2
