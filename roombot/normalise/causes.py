@@ -1381,20 +1381,26 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0432\u043e\u0439\u0434",  # log in (imperative), ru
         "\u0432\u043e\u0439\u0442\u0438",  # log in, ru
         "\\binici\\w* sesi\u00f3n\\b",  # log in, es
-        r"caducad\w*",  # expired, es
-        r"\bexpirad[ao]s?\b",  # expired, es/pt
-        "\\bexpir\u00e9(?:e|s)?\\b",  # expired, fr
-        "abgelaufen",  # expired, de
-        r"\bscadut[aoi]\b",  # expired, it
-        "wygas\u0142",  # expired, pl
-        "\u0438\u0441\u0442\u0435\u043a",  # expired, ru
+        # a key, a token or a session that expired (the same words end a wait: a timeout)
+        # es
+        "\\b(?:clave|token|sesi[o\u00f3]n|credencial)\\w*[^.\\n]{0,30}?\\b(?:caducad|expirad)\\w*",
+        "\\b(?:chave|token|sess[a\u00e3]o|credencia)\\w*[^.\\n]{0,30}?\\bexpirad\\w*",  # pt
+        "\\b(?:cl\u00e9|jeton|token|session)\\w*[^.\\n]{0,30}?\\bexpir\u00e9",  # fr
+        "\\b(?:schl\u00fcssel|token|sitzung|anmeldung)\\w*[^.\\n]{0,30}?\\babgelaufen",  # de
+        r"\b(?:chiave|token|sessione|credenziali)\w*[^.\n]{0,30}?\bscadut[aoi]\b",  # it
+        "\\b(?:klucz|token|sesj)\\w*[^.\\n]{0,30}?wygas\u0142",  # pl
+        # ru
+        (
+            "(?:\u043a\u043b\u044e\u0447|\u0442\u043e\u043a\u0435\u043d|\u0441\u0435\u0441\u0441\u0438)"
+            "[^.\\n]{0,30}?\u0438\u0441\u0442\u0435\u043a"
+        ),
         "\u671f\u9650\u5207\u308c",  # expired, ja
         "\ub9cc\ub8cc",  # expired, ko
         "\u904e\u671f",  # expired, zh-Hant
         "\u8fc7\u671f",  # expired, zh
-        "s\u00fcresi dol",  # expired, tr
+        "\\b(?:token|anahtar|oturum)\\w*[^.\\n]{0,30}?s\u00fcresi dol",  # tr
         "h\u1ebft h\u1ea1n",  # expired, vi
-        "verlopen",  # expired, nl
+        r"\b(?:sleutel|token|sessie)\w*[^.\n]{0,30}?\bverlopen\b",  # nl
         "kedaluwarsa",  # expired, id
         r"uprawnie\w*",  # permission, pl
         r"\bpermisos?\b",  # permission, es
@@ -1443,6 +1449,10 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u8017\u65f6\u8fc7\u957f",  # took too long, zh
         "\u6642\u9593\u904e\u9577",  # took too long, zh-Hant
         "\u8d85\u6642",  # timed out, zh-Hant
+        "\\bagot[o\u00f3] el tiempo\\b",  # ran out of time, es
+        "tiempo agotado",  # time ran out, es
+        "d\u00e9lai d\u00e9pass\u00e9",  # time exceeded, fr
+        "d\u00e9lai expir\u00e9",  # time expired, fr
     ),
     K.PROVIDER_UNAVAILABLE: (
         "\\bconexi\u00f3n\\b",  # connection, es
@@ -1540,6 +1550,28 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u30e1\u30f3\u30c6\u30ca\u30f3\u30b9",  # maintenance, ja
         "\u7dad\u8b77\u4e2d",  # under maintenance, zh-Hant
         "\u7ef4\u62a4\u4e2d",  # under maintenance, zh
+        "r\u00e9seau",  # network, fr
+        r"netzwerk\w*",  # network, de
+        r"\brede\b",  # network, pt
+        "de red",  # network (error), es
+        r"\bnetwerk\w*",  # network, nl
+        "\u0441\u0435\u0442\u0435\u0432",  # network (adj.), ru
+        "\u30cd\u30c3\u30c8\u30ef\u30fc\u30af",  # network, ja
+        "\ub124\ud2b8\uc6cc\ud06c",  # network, ko
+        "\u7db2\u8def",  # network, zh-Hant
+        "\u7db2\u7d61",  # network, zh-Hant
+        "jaringan",  # network, id
+        "sieci",  # network (gen.), pl
+        "a\u011f hatas\u0131",  # network error, tr
+        "l\u1ed7i m\u1ea1ng",  # network error, vi
+        r"\bdella rete\b",  # of the network, it
+        "\u6df7\u96d1",  # congested, ja
+        "\ud63c\uc7a1",  # congested, ko
+        "ausgelastet",  # at capacity, de
+        "\u30b5\u30fc\u30d0\u30fc\u304c\u5fdc\u7b54",  # the server (does not) answer, ja
+        "\uc11c\ubc84\uac00 \uc751\ub2f5",  # the server (does not) answer, ko
+        "\u30d7\u30ed\u30ad\u30b7",  # proxy, ja
+        "\ud504\ub85d\uc2dc",  # proxy, ko
     ),
     K.REFUSAL: (
         "\u30bb\u30fc\u30d5\u30c6\u30a3",  # safety, ja
