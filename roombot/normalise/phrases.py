@@ -605,23 +605,35 @@ def first_match(table: _Table, prepared: Prepared, retry_after: int | None) -> R
     return None
 
 
+# Where a class or a code joins its words in camel case ("QuotaLimit", "AgentLoopCancelled"):
+# the last tier counts single words, and these are words too. (Not snake case: a variable's
+# name in a trace, "connection_config", is no cause.)
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+
+
+def _count(table: _Table, prepared: Prepared, held: dict[Rule, set[int]]) -> None:
+    """Add the alternatives of the table that hold in the whole text, per rule, to `held`."""
+    text, low = prepared.texts[-1], prepared.lows[-1]
+    index = prepared.word_starts
+    for i in _candidates(table, prepared):
+        p = table.phrases[i]
+        if p.words <= index and _holds(p, index, None) and p.search(text, low):
+            held.setdefault(p.rule, set()).add(p.origin)
+
+
 def most_held(table: _Table, prepared: Prepared, gives_way: Kind | None = None) -> Rule | None:
     """The one rule of the table with the most alternatives that hold in the whole text
     (the last of the texts), or None on a tie or where none holds (causes.WORDS).
 
-    `gives_way`: a kind whose words are generic; tied with one other rule, it yields."""
+    `gives_way`: a kind whose words are generic; tied with one other rule, it yields.
+    A camel-case name is read as its words too ("QuotaLimit" holds "quota")."""
     if not prepared.texts:
         return None  # an empty failure text has no words to count
-    text, low = prepared.texts[-1], prepared.lows[-1]
-    found = _candidates(table, prepared)
-    if not found:
-        return None
-    index = prepared.word_starts
     held: dict[Rule, set[int]] = {}  # the alternatives as written that hold, per rule
-    for i in found:
-        p = table.phrases[i]
-        if p.words <= index and _holds(p, index, None) and p.search(text, low):
-            held.setdefault(p.rule, set()).add(p.origin)
+    _count(table, prepared, held)
+    spaced = _CAMEL.sub(" ", prepared.texts[-1])
+    if spaced != prepared.texts[-1]:
+        _count(table, prepare(spaced, spaced), held)
     if not held:
         return None
     best = max(len(n) for n in held.values())
