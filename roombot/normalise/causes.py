@@ -92,7 +92,8 @@ CAUSES: tuple[Rule, ...] = (
             r"blocklist|spii)\b",
             r"\brefusal\b",
             r"\bdeclined to (?:respond|answer)\b",
-            r"\binappropriate content\b",
+            r"\binappropriate (?:\w+ )?content\b",
+            r"\b(?:output|input|content|prompt) blocklist\b",
             r"\bcontent exists risk\b",
             r"\bsafety classifier\b",
             r"\bsensitive content (?:was )?(?:detected|found|blocked)\b",
@@ -401,6 +402,9 @@ CAUSES: tuple[Rule, ...] = (
         K.AUTH,
         "openai/incorrect-api-key-message",
         message=any_of(
+            # a request signed with the wrong secret (providers that sign, not send, a key)
+            r"\binvalid (?:request )?signature\b",
+            r"\bsignature\b[^.\n]{0,20}?\b(?:mismatch|does not match|verification failed)\b",
             r"\b(?:invalid|incorrect|missing|expired|revoked|bad|wrong|disabled|malformed)\b"
             r"[^.\n]{0,12}?\b(?:api[ _-]keys?|apikeys?)\b",
             r"\bno (?:api[ _-]keys?|apikeys?)\b",
@@ -607,6 +611,7 @@ CAUSES: tuple[Rule, ...] = (
             r"[^\n]{0,120}?\b(?:sandbox|runner|daemon|devcontainer|codespace)\b",
             r"\bstopped hearing from\b",
             r"\bno such container\b",  # docker's words for a sandbox container that is gone
+            r"\bsandbox[ _](?:was |has been |is )?(?:stopped|terminated|expired|killed)\b",
             # a WebSocket to the node closed without a close frame (1006) or a status (1005)
             r"\b(?:disconnected|closed|close)\b\W{0,3}(?:with )?(?:status )?(?:code )?\(?100[56]\b",
             r"\babnormal closure\b",
@@ -1356,7 +1361,7 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         r"anmeld\w*",  # log in, credentials, de
         r"\bconnectez-vous\b",  # log in, fr
         "po\u015bwiadcz",  # credentials, pl
-        "uwierzytelni",  # authenticate, pl
+        r"uwierzytelni\w*",  # authenticate, pl
         "klucz api",  # API key, pl
         "authenticatie",  # authentication, nl
         "inloggegevens",  # credentials, nl
@@ -1414,6 +1419,13 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         r"\bautorisation\b",  # authorisation, fr
         "\u91cd\u65b0\u9a57\u8b49",  # re-authenticate, zh-Hant
         "\u91cd\u65b0\u9a8c\u8bc1",  # re-authenticate, zh
+        r"inlogg\w*",  # log in, nl
+        "aanmelden",  # sign in, nl
+        r"zalogo\w*",  # log in, pl
+        r"einlogg\w*",  # log in, de
+        "accesso negato",  # access denied, it
+        "effettua(?:re)? l'accesso",  # log in, it
+        "giri\u015f yap",  # log in, tr
     ),
     K.TIMEOUT: (
         "tiempo de espera",  # waiting time, es
@@ -1497,7 +1509,7 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "b\u0142\u0105d serwera",  # server error, pl
         "serverfout",  # server error, nl
         "niet beschikbaar",  # unavailable, nl
-        "anslutning",  # connection, sv
+        r"anslut\w*",  # connection, sv
         "serverfel",  # server error, sv
         "otillg\u00e4nglig",  # unavailable, sv
         "forbindelse",  # connection, da/nb
@@ -1507,9 +1519,9 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "serverfeil",  # server error, nb
         "utilgjengelig",  # unavailable, nb
         "p\u0159ipojen\u00ed",  # connection, cs
-        "spojit",  # connect, cs
+        r"spoj(?:it|en)\w*",  # connect, cs
         "chyba serveru",  # server error, cs
-        "nedostupn",  # unavailable, cs
+        r"nedostupn\w*",  # unavailable, cs
         "\u0437'\u0454\u0434\u043d\u0430\u043d\u043d\u044f",  # connection, uk
         "\u0437\u2019\u0454\u0434\u043d\u0430\u043d\u043d\u044f",  # connection, uk
         "\u043f\u0456\u0434\u043a\u043b\u044e\u0447\u0435\u043d",  # connection, uk
@@ -1653,6 +1665,14 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
             "\u0432\u044b\u0445\u043e\u0434\u043d\u044b"
             "\u0445 \u0442\u043e\u043a\u0435\u043d\u043e\u0432"
         ),
+        "\u6700\u5927\u8f6e\u6b21",  # maximum turns, zh
+        "\u8f6e\u6b21\u4e0a\u9650",  # turn limit, zh
+        "\u8f6e\u6b21\u9884\u7b97",  # turn budget, zh
+        "\u6700\u5927\u8fed\u4ee3",  # maximum iterations, zh
+        "\u6700\u5927\u8f2a\u6b21",  # maximum turns, zh-Hant
+        "\u8f2a\u6b21\u4e0a\u9650",  # turn limit, zh-Hant
+        "\u6700\u5927\u30bf\u30fc\u30f3",  # maximum turns, ja
+        "\ucd5c\ub300 \ud134",  # maximum turns, ko
     ),
     K.CANCELLED: (
         r"annul\w*",  # cancelled, fr/it
@@ -1672,8 +1692,8 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "iptal",  # cancelled, tr
         "h\u1ee7y",  # cancelled, vi
         r"interrott\w*",  # interrupted, it
-        "anulowan",  # cancelled, pl
-        "przerwan",  # interrupted, pl
+        r"anulowan\w*",  # cancelled, pl
+        r"przerwan\w*",  # interrupted, pl
         "geannuleerd",  # cancelled, nl
         "afgebroken",  # aborted, nl
         r"\bavbr\w+",  # interrupted, sv/nb
@@ -1760,8 +1780,8 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "ugyldig",  # invalid, da/nb
         "underst\u00f8ttes ikke",  # not supported, da
         "st\u00f8ttes ikke",  # not supported, nb
-        "neplatn",  # invalid, cs
-        "nepodporovan",  # not supported, cs
+        r"neplatn\w*",  # invalid, cs
+        r"nepodporovan\w*",  # not supported, cs
         "\u043d\u0435\u0434\u0456\u0439\u0441\u043d",  # invalid, uk
         # not supported, uk
         (
@@ -1979,6 +1999,7 @@ WORDS: tuple[Rule, ...] = (
             "stuck in a loop",
             "max_output_tokens",
             "(?:step|turn|iteration) limit",
+            "(?:step|turn)[ _]budget",
             "loop guard",
             "too many (?:tool|function) calls",
             r"iterat\w*",
