@@ -1265,6 +1265,14 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u4f7f\u7528\u9650\u5236",  # usage limit, zh
         "gebruikslimiet",  # usage limit, nl
         "batas penggunaan",  # usage limit, id
+        "\u0e42\u0e04\u0e27\u0e15\u0e49\u0e32",  # quota, th
+        "\u0e40\u0e04\u0e23\u0e14\u0e34\u0e15",  # credit, th
+        "\u0e23\u0e32\u0e22\u0e27\u0e31\u0e19",  # daily, th
+        "\u0e23\u0e32\u0e22\u0e40\u0e14\u0e37\u0e2d\u0e19",  # monthly, th
+        "\u0e22\u0e2d\u0e14\u0e04\u0e07\u0e40\u0e2b\u0e25\u0e37\u0e2d",  # balance, th
+        "\u6bcf\u65e5",  # daily, zh
+        "\u5f53\u65e5",  # for the day, zh
+        "\u4f7f\u7528\u6b21\u6570",  # number of uses, zh
     ),
     K.RATE_LIMIT: (
         "demasiadas solicitudes",  # too many requests, es
@@ -1316,6 +1324,9 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "h\u0131z s\u0131n\u0131r\u0131",  # rate limit, tr
         "gi\u1edbi h\u1ea1n t\u1ed1c \u0111\u1ed9",  # rate limit, vi
         "ratenbegrenzung",  # rate limiting, de
+        # too many requests, th
+        "\u0e04\u0e33\u0e02\u0e2d\u0e21\u0e32\u0e01\u0e40\u0e01\u0e34\u0e19\u0e44\u0e1b",
+        "\uc18d\ub3c4\uac00 \uc81c\ud55c",  # rate (is) limited, ko
     ),
     K.AUTH: (
         r"autentica\w*",  # authenticate, es/pt/it
@@ -1426,6 +1437,14 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "accesso negato",  # access denied, it
         "effettua(?:re)? l'accesso",  # log in, it
         "giri\u015f yap",  # log in, tr
+        "\u0e40\u0e02\u0e49\u0e32\u0e2a\u0e39\u0e48\u0e23\u0e30\u0e1a\u0e1a",  # log in, th
+        "\u0e04\u0e35\u0e22\u0e4c api",  # API key, th
+        "\u51ed\u8bc1",  # credentials, zh
+        "\u6191\u8b49",  # credentials, zh-Hant
+        "\u6743\u9650",  # permission, zh
+        "kata sandi",  # password, id
+        r"\bizin\b",  # permission, id/tr
+        "\u671f\u9650\u304c\u5207\u308c",  # (has) expired, ja
     ),
     K.TIMEOUT: (
         "tiempo de espera",  # waiting time, es
@@ -1465,6 +1484,7 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "tiempo agotado",  # time ran out, es
         "d\u00e9lai d\u00e9pass\u00e9",  # time exceeded, fr
         "d\u00e9lai expir\u00e9",  # time expired, fr
+        "\u0e2b\u0e21\u0e14\u0e40\u0e27\u0e25\u0e32",  # timed out, th
     ),
     K.PROVIDER_UNAVAILABLE: (
         "\\bconexi\u00f3n\\b",  # connection, es
@@ -1584,6 +1604,14 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\uc11c\ubc84\uac00 \uc751\ub2f5",  # the server (does not) answer, ko
         "\u30d7\u30ed\u30ad\u30b7",  # proxy, ja
         "\ud504\ub85d\uc2dc",  # proxy, ko
+        "\u0e40\u0e0a\u0e37\u0e48\u0e2d\u0e21\u0e15\u0e48\u0e2d",  # connect, th
+        "\u4eba\u6570\u8fc7\u591a",  # too many users, zh
+        "\u4eba\u6570\u8f83\u591a",  # many users, zh
+        "\u670d\u52a1\u7aef\u5f02\u5e38",  # server-side fault, zh
+        "\u670d\u52a1\u5668\u5f02\u5e38",  # server fault, zh
+        "\u670d\u52a1\u5f02\u5e38",  # service fault, zh
+        "\u7121\u6cd5\u56de\u61c9",  # cannot respond, zh-Hant
+        "\u65e0\u6cd5\u54cd\u5e94",  # cannot respond, zh
     ),
     K.REFUSAL: (
         "\u30bb\u30fc\u30d5\u30c6\u30a3",  # safety, ja
@@ -1626,6 +1654,11 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         r"zabronion\w*",  # prohibited, pl
         r"\bprohibid[oa]s?\b",  # prohibited, es
         r"\bproibid[oa]s?\b",  # prohibited, pt
+        "\u4e0d\u9069\u5207",  # inappropriate, ja
+        "\u9055\u53cd",  # violation, ja
+        "\u62b5\u89e6",  # conflicts with (a rule), ja/zh
+        "\u0e16\u0e39\u0e01\u0e1a\u0e25\u0e47\u0e2d\u0e01",  # blocked, th
+        "\u0e19\u0e42\u0e22\u0e1a\u0e32\u0e22",  # policy, th
     ),
     K.MAX_TOKENS: (
         r"truncad\w*",  # truncated, es/pt
@@ -1673,6 +1706,10 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u8f2a\u6b21\u4e0a\u9650",  # turn limit, zh-Hant
         "\u6700\u5927\u30bf\u30fc\u30f3",  # maximum turns, ja
         "\ucd5c\ub300 \ud134",  # maximum turns, ko
+        "\u6b65\u9aa4\u4e0a\u9650",  # step limit, zh
+        "\u6b65\u9a5f\u4e0a\u9650",  # step limit, zh-Hant
+        "\u6700\u5927\u6b65\u6570",  # maximum steps, zh
+        "\u6700\u5927\u6b65\u9a5f",  # maximum steps, zh-Hant
     ),
     K.CANCELLED: (
         r"annul\w*",  # cancelled, fr/it
@@ -1709,6 +1746,10 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "dibatalkan",  # cancelled, id/ms
         "\u4e2d\u6b62",  # aborted, ja
         "\uc911\ub2e8",  # stopped, ko
+        "\u624b\u52a8\u505c\u6b62",  # stopped by hand, zh
+        "\u624b\u52d5\u505c\u6b62",  # stopped by hand, zh-Hant
+        "\u505c\u6b62\u751f\u6210",  # generation stopped, zh
+        "\u0e22\u0e01\u0e40\u0e25\u0e34\u0e01",  # cancel, th
     ),
     K.NODE_OFFLINE: (
         "\u30aa\u30d5\u30e9\u30a4\u30f3",  # offline, ja
@@ -1718,6 +1759,7 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u063a\u064a\u0631 \u0645\u062a\u0635\u0644",  # offline, ar
         "\u05dc\u05d0 \u05de\u05e7\u05d5\u05d5\u05df",  # offline, he
         "\u0622\u0641\u0644\u0627\u06cc\u0646",  # offline, fa
+        "\u0e2d\u0e2d\u0e1f\u0e44\u0e25\u0e19\u0e4c",  # offline, th
     ),
     K.HARNESS_EXITED: (
         "\u7d42\u4e86\u30b3\u30fc\u30c9",  # exit code, ja
@@ -1750,6 +1792,7 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "konteks",  # context, id/ms
         "ng\u1eef c\u1ea3nh",  # context, vi
         "ba\u011flam",  # context, tr
+        "\u0e1a\u0e23\u0e34\u0e1a\u0e17",  # context, th
     ),
     K.BAD_REQUEST: (
         "\u7121\u6548",  # invalid, zh-Hant
@@ -1815,6 +1858,8 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         r"bulunamad\w*",  # not found, tr
         "niet gevonden",  # not found, nl
         "tidak ditemukan",  # not found, id
+        "\u0e44\u0e21\u0e48\u0e16\u0e39\u0e01\u0e15\u0e49\u0e2d\u0e07",  # invalid, th
+        "\u0e44\u0e21\u0e48\u0e23\u0e2d\u0e07\u0e23\u0e31\u0e1a",  # not supported, th
     ),
 }
 
