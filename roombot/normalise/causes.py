@@ -1273,6 +1273,8 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u6bcf\u65e5",  # daily, zh
         "\u5f53\u65e5",  # for the day, zh
         "\u4f7f\u7528\u6b21\u6570",  # number of uses, zh
+        "\u914d\u989d",  # quota, zh
+        "\u914d\u984d",  # quota, zh-Hant
     ),
     K.RATE_LIMIT: (
         "demasiadas solicitudes",  # too many requests, es
@@ -1445,6 +1447,14 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "kata sandi",  # password, id
         r"\bizin\b",  # permission, id/tr
         "\u671f\u9650\u304c\u5207\u308c",  # (has) expired, ja
+        "passwort",  # password, de
+        "contrase\u00f1a",  # password, es
+        r"\bsenha\b",  # password, pt
+        "mot de passe",  # password, fr
+        "\u5bc6\u7801",  # password, zh
+        "\u5bc6\u78bc",  # password, zh-Hant
+        "\u30d1\u30b9\u30ef\u30fc\u30c9",  # password, ja
+        "\ube44\ubc00\ubc88\ud638",  # password, ko
     ),
     K.TIMEOUT: (
         "tiempo de espera",  # waiting time, es
@@ -1485,6 +1495,8 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "d\u00e9lai d\u00e9pass\u00e9",  # time exceeded, fr
         "d\u00e9lai expir\u00e9",  # time expired, fr
         "\u0e2b\u0e21\u0e14\u0e40\u0e27\u0e25\u0e32",  # timed out, th
+        r"zeitlimit\w*",  # time limit, de
+        "tempo esgotado",  # time ran out, pt
     ),
     K.PROVIDER_UNAVAILABLE: (
         "\\bconexi\u00f3n\\b",  # connection, es
@@ -1659,6 +1671,15 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u62b5\u89e6",  # conflicts with (a rule), ja/zh
         "\u0e16\u0e39\u0e01\u0e1a\u0e25\u0e47\u0e2d\u0e01",  # blocked, th
         "\u0e19\u0e42\u0e22\u0e1a\u0e32\u0e22",  # policy, th
+        r"\bfiltrad[oa]s?\b",  # filtered, es/pt
+        "filtr\u00e9",  # filtered, fr
+        "gefiltert",  # filtered, de
+        r"\bfiltrat[oa]\b",  # filtered, it
+        "inapropiad",  # inappropriate, es
+        "impr\u00f3prio",  # inappropriate, pt
+        "inappropri\u00e9",  # inappropriate, fr
+        r"unangemessen\w*",  # inappropriate, de
+        r"inappropriat[oaie]\b",  # inappropriate, it
     ),
     K.MAX_TOKENS: (
         r"truncad\w*",  # truncated, es/pt
@@ -1710,6 +1731,14 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u6b65\u9a5f\u4e0a\u9650",  # step limit, zh-Hant
         "\u6700\u5927\u6b65\u6570",  # maximum steps, zh
         "\u6700\u5927\u6b65\u9a5f",  # maximum steps, zh-Hant
+        "m[a\u00e1]ximo de tokens",  # maximum of tokens, es/pt
+        "nombre maximal de jetons",  # maximum number of tokens, fr
+        "numero massimo di token",  # maximum number of tokens, it
+        r"iteraci\w+",  # iterations, es
+        "itera\u00e7\u00f5es",  # iterations, pt
+        "it\u00e9ration",  # iteration, fr
+        "m[a\u00e1]ximo de pasos",  # maximum steps, es
+        "m[a\u00e1]ximo de passos",  # maximum steps, pt
     ),
     K.CANCELLED: (
         r"annul\w*",  # cancelled, fr/it
@@ -1760,6 +1789,15 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u05dc\u05d0 \u05de\u05e7\u05d5\u05d5\u05df",  # offline, he
         "\u0622\u0641\u0644\u0627\u06cc\u0646",  # offline, fa
         "\u0e2d\u0e2d\u0e1f\u0e44\u0e25\u0e19\u0e4c",  # offline, th
+        "\u79bb\u7ebf",  # offline, zh
+        "\u6389\u7ebf",  # dropped offline, zh
+        "\u65b7\u7dda",  # dropped offline, zh-Hant
+        "\u5fc3\u8df3",  # heartbeat, zh
+        "\u30cf\u30fc\u30c8\u30d3\u30fc\u30c8",  # heartbeat, ja
+        "\ud558\ud2b8\ube44\ud2b8",  # heartbeat, ko
+        "hors ligne",  # offline, fr
+        "fuera de l\u00ednea",  # offline, es
+        "ngo\u1ea1i tuy\u1ebfn",  # offline, vi
     ),
     K.HARNESS_EXITED: (
         "\u7d42\u4e86\u30b3\u30fc\u30c9",  # exit code, ja
@@ -1777,6 +1815,16 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "codice di uscita",  # exit code, it
         "\u043a\u043e\u0434 \u0432\u0438\u0445\u043e\u0434\u0443",  # exit code, uk
         "kode keluar",  # exit code, id
+        "\u5d29\u6f70",  # crashed, zh-Hant
+        "\u8fdb\u7a0b\u5df2\u9000\u51fa",  # the process has exited, zh
+        "\u8fdb\u7a0b\u7ed3\u675f",  # the process ended, zh
+        "\u30d7\u30ed\u30bb\u30b9\u304c\u7d42\u4e86",  # the process ended, ja
+        "\ud504\ub85c\uc138\uc2a4\uac00 \uc885\ub8cc",  # the process ended, ko
+        r"\bproceso\b[^.\n]{0,30}?\b(?:termin|finaliz|sali)\w*",  # the process ended, es
+        r"\bprocesso\b[^.\n]{0,30}?\b(?:termin|encerr|saiu|uscit)\w*",  # the process ended, pt/it
+        # the process ended, fr
+        "\\bprocessus\\b[^.\\n]{0,30}?\\b(?:termin|arr[e\u00ea]t|quitt)\\w*",
+        "\\bprozess\\b[^.\\n]{0,30}?\\b(?:beendet|abgest[u\u00fc]rzt)",  # the process ended, de
     ),
     K.CONTEXT_EXHAUSTED: (
         "contexto",  # context, es/pt
@@ -1937,6 +1985,7 @@ WORDS: tuple[Rule, ...] = (
             "access denied",
             "unauthenticated",
             "licen[cs]e key",
+            "password",
             "apikey",
             "oauth",
             "revoked",
