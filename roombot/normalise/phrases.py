@@ -530,7 +530,7 @@ class Prepared(NamedTuple):
 
 # A line break inside a sentence, where a terminal, a UI or a log wrapped it ("maximum
 # context\nlength is 4097 tokens"): the next line goes on in lower case.
-_WRAPPED = re.compile(r"(?<=[a-z,])\n[ \t]*(?=[a-z])")
+_WRAPPED = re.compile(r"\n(?<=[a-z,]\n)[ \t]*(?=[a-z])")  # led by "\n", for a quick scan
 
 
 def _unwrap(text: str) -> str:
@@ -543,12 +543,11 @@ def prepare(sentence: str, haystack: str) -> Prepared:
     The words of the whole text, and of the sentence where it is not inside it: a
     sentence read out of JSON has its escapes undone ("\\nRate" is "Rate" there).
     """
-    sentence, haystack = _unwrap(sentence), _unwrap(haystack)
     if sentence == haystack or not sentence or not haystack:
-        one = _cap(sentence or haystack)
+        one = _unwrap(_cap(sentence or haystack))
         texts: tuple[str, ...] = (one,) if one else ()
     else:
-        texts = (_cap(sentence), _cap(haystack))
+        texts = (_unwrap(_cap(sentence)), _unwrap(_cap(haystack)))
     lows = tuple(lowered(t) for t in texts)
     words = [low or text.lower() for text, low in zip(texts, lows, strict=True)]
     if len(words) > 1 and words[0] in words[-1]:
@@ -608,7 +607,7 @@ def first_match(table: _Table, prepared: Prepared, retry_after: int | None) -> R
 # Where a class or a code joins its words in camel case ("QuotaLimit", "AgentLoopCancelled"):
 # the last tier counts single words, and these are words too. (Not snake case: a variable's
 # name in a trace, "connection_config", is no cause.)
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_CAMEL = re.compile(r"([a-z])([A-Z])")
 
 
 def _count(table: _Table, prepared: Prepared, held: dict[Rule, set[int]]) -> None:
@@ -626,14 +625,20 @@ def most_held(table: _Table, prepared: Prepared, gives_way: Kind | None = None) 
     (the last of the texts), or None on a tie or where none holds (causes.WORDS).
 
     `gives_way`: a kind whose words are generic; tied with one other rule, it yields.
-    A camel-case name is read as its words too ("QuotaLimit" holds "quota")."""
+    Where the words do not decide, a camel-case name is read as its words too ("QuotaLimit"
+    holds "quota")."""
     if not prepared.texts:
         return None  # an empty failure text has no words to count
     held: dict[Rule, set[int]] = {}  # the alternatives as written that hold, per rule
     _count(table, prepared, held)
-    spaced = _CAMEL.sub(" ", prepared.texts[-1])
-    if spaced != prepared.texts[-1]:
-        _count(table, prepare(spaced, spaced), held)
+    found = _most(held, gives_way)
+    if found is None and _CAMEL.search(prepared.texts[-1]):
+        _count(table, prepare(*[_CAMEL.sub(r"\1 \2", prepared.texts[-1])] * 2), held)
+        found = _most(held, gives_way)
+    return found
+
+
+def _most(held: dict[Rule, set[int]], gives_way: Kind | None) -> Rule | None:
     if not held:
         return None
     best = max(len(n) for n in held.values())
