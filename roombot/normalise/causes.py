@@ -193,6 +193,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\bcontext[ _-]?overflow",
             r"(?:\b|_)context_window_exceeded\b",  # also model_context_window_exceeded
             r"\bcontext (?:is |was )?too (?:long|large)\b",
+            # llama.cpp, when the part of a prompt it must keep is the window or more
+            r"\bn_keep\b[^.\n]{0,30}?\bn_ctx\b",
             # a server that cut the prompt to fit its window ("input truncated | n_ctx=2048")
             r"\b(?:input|prompt|context) (?:was |has been |is )?truncated\b",
             r"\b(?:prompt|input|conversation|messages?)(?: tokens?)?(?: is| are| was)? too long\b",
@@ -2028,6 +2030,7 @@ WORDS: tuple[Rule, ...] = (
             "server error",
             "service error",
             "stream error",
+            "error in (?:the )?(?:input |output |response )?stream",
             "proxy error",
             "queue[ _]full",
             r"(?:model|server|service|backend|upstream|endpoint|engine)s? (?:is |are )?not ready",
