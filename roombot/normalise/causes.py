@@ -304,7 +304,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\btoday'?s (?:limit|quota|usage)\b",
             r"\bhours? limit\b",
             r"\bsession limit\b",
-            r"\b(?:hit|reached) your (?!rate)(?:\w+ )?limits?\b",
+            r"\b(?:hit|reached) your (?!rate|per[ -])(?:[\w-]+ ){0,2}limits?\b",
             r"\b(?:have |has )?reached the limit\b",
             r"\bout of (?:extra )?usage\b",
             r"\bextra[ -]usage\b",
@@ -410,7 +410,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:invalid|incorrect|missing|expired|revoked|bad|wrong|disabled|malformed)\b"
             r"[^.\n]{0,12}?\b(?:api[ _-]keys?|apikeys?)\b",
             r"\bno (?:api[ _-]keys?|apikeys?)\b",
-            r"(?:\b|_)(?:api[ _-]keys?|apikeys?)\b[^.\n]{0,20}?\b(?:not valid|invalid|expired|"
+            r"(?:\b|_)(?:api[ _-]keys?|apikeys?)(?:\b|_)[^.\n]{0,20}?"
+            r"\b(?:not valid|invalid|expired|"
             r"missing|required|not found|not provided|is not set|not set|revoked|disabled|"
             r"must be set|must be provided)\b",
             r"\bAPI_KEY_(?:INVALID|EXPIRED)\b",
@@ -521,6 +522,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\bincomplete_details\W{1,12}reason\W{1,5}max_output_tokens\b",
             r"\bout of output tokens\b",
             r"\biteration limit\b",
+            r"\bonly \S+ (?:reflections|iterations|steps|turns|rounds|tool calls) "
+            r"(?:are )?allowed\b",
             r"\bafter \d+ tool calls\b",
             r"\bfinish[ _]?reason\W{1,4}2\b",
             r"\bmaximum number of (?:\w+ ){0,2}(?:calls|rounds|turns|steps|actions|iterations)\b",
@@ -907,7 +910,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bpanicked at\b",
             r"\bpanic: ",
             r"\bun(?:handled|caught) (?:promise )?(?:exception|rejection)\b",
-            r"\b(?:binary|executable)\b[^.\n]{0,20}?\bnot found\b",
+            r"\b(?:binary|executable|cli|claude code)\b[^.\n]{0,20}?\bnot found\b",
             r"\bno such file or directory\b",
             r"\b(?:process|agent|harness|cli|subprocess|child process|acp|app-server|stdio)"
             r"\b[^.\n]{0,30}?\b(?:exited|crashed|died|terminated)\b",
@@ -1028,6 +1031,7 @@ WEAK: tuple[Rule, ...] = (
             r"\bunknown (?:parameter|field|argument|variant|name)s?\b",
             r"\bunrecognized (?:request )?(?:argument|parameter|field)s?\b",
             r"\bis(?: not|n't|n\u2019t) supported\b",
+            r"\b(?:is|are) only supported (?:in|on|for|by|with)\b",
             r"\bnot supported (?:by|for|with|in)\b",
             r"\bmust be (?:a|an|one of|less|greater|at least|at most|non-empty|provided)\b",
             r"\bmust be (?:strictly )?(?:positive|negative|between|in (?:the )?range)\b",
@@ -1204,10 +1208,11 @@ EXCEPTIONS: tuple[Rule, ...] = (
 )
 
 # The same words in the other languages failures come in (es, pt, fr, it, de, nl, sv, da,
-# nb, pl, cs, ru, uk, tr, ar, fa, he, id, ms, vi, ja, ko, zh-Hant; the Chinese of the
-# mainland is written beside the English above), one list per kind, added to that kind's
-# cause words: what each language calls a quota, a key, a timeout, a cancel. Written as
-# escapes (ruff's RUF001 would take Cyrillic letters for Latin ones), each with its meaning.
+# nb, pl, cs, ru, uk, tr, ar, fa, he, id, ms, vi, ja, ko, zh-Hant, th, hi, bn, el, hu, ro, fi,
+# sk, bg, hr, sr, ca; the Chinese of the mainland is written beside the English above), one
+# list per kind, added to that kind's cause words: what each language calls a quota, a key,
+# a timeout, a cancel. Written as escapes (ruff's RUF001 would take Cyrillic letters for
+# Latin ones), each with its meaning.
 _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
     K.QUOTA: (
         "\u30af\u30a9\u30fc\u30bf",  # quota, ja
@@ -1277,6 +1282,39 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u4f7f\u7528\u6b21\u6570",  # number of uses, zh
         "\u914d\u989d",  # quota, zh
         "\u914d\u984d",  # quota, zh-Hant
+        "\u0915\u094b\u091f\u093e",  # quota, hi
+        "\u0936\u0947\u0937 \u0930\u093e\u0936\u093f",  # balance, hi
+        "\u0915\u094d\u0930\u0947\u0921\u093f\u091f",  # credit, hi
+        "\u0909\u092a\u092f\u094b\u0917 \u0938\u0940\u092e\u093e",  # usage limit, hi
+        "\u0995\u09cb\u099f\u09be",  # quota, bn
+        "\u09ac\u09cd\u09af\u09be\u09b2\u09c7\u09a8\u09cd\u09b8",  # balance, bn
+        "\u0995\u09cd\u09b0\u09c7\u09a1\u09bf\u099f",  # credit, bn
+        # usage limit, bn
+        "\u09ac\u09cd\u09af\u09ac\u09b9\u09be\u09b0\u09c7\u09b0 \u09b8\u09c0\u09ae\u09be",
+        "\u03c0\u03bf\u03c3\u03cc\u03c3\u03c4\u03c9\u03c3\u03b7",  # quota, el
+        "\u03c5\u03c0\u03cc\u03bb\u03bf\u03b9\u03c0\u03bf",  # balance, el
+        "\u03c0\u03b9\u03c3\u03c4\u03ce\u03c3",  # credits, el
+        "\u03c0\u03af\u03c3\u03c4\u03c9\u03c3",  # credit, el
+        "\u03cc\u03c1\u03b9\u03bf \u03c7\u03c1\u03ae\u03c3\u03b7\u03c2",  # usage limit, el
+        "kv\u00f3ta",  # quota, hu/cs/sk
+        r"egyenleg\w*",  # balance, hu
+        "haszn\u00e1lati korl\u00e1t",  # usage limit, hu
+        "credite",  # credits, ro
+        "limit[a\u0103] de utilizare",  # usage limit, ro
+        "soldul",  # balance, ro
+        "kiinti\u00f6",  # quota, fi
+        "k\u00e4ytt\u00f6raja",  # usage limit, fi
+        r"zostatok\w*",  # balance, sk
+        "limit pou\u017eitia",  # usage limit, sk
+        # usage limit, bg
+        (
+            "\u043b\u0438\u043c\u0438\u0442 \u0437\u0430 \u0438"
+            "\u0437\u043f\u043e\u043b\u0437\u0432\u0430\u043d\u0435"
+        ),
+        r"kvot\w*",  # quota, hr/sr
+        "stanje ra\u010duna",  # account balance, hr/sr
+        "l\u00edmit d'\u00fas",  # usage limit, ca
+        "cr\u00e8dits",  # credits, ca
     ),
     K.RATE_LIMIT: (
         "demasiadas solicitudes",  # too many requests, es
@@ -1331,6 +1369,35 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         # too many requests, th
         "\u0e04\u0e33\u0e02\u0e2d\u0e21\u0e32\u0e01\u0e40\u0e01\u0e34\u0e19\u0e44\u0e1b",
         "\uc18d\ub3c4\uac00 \uc81c\ud55c",  # rate (is) limited, ko
+        # too many requests, hi
+        "\u092c\u0939\u0941\u0924 \u0905\u0927\u093f\u0915 \u0905\u0928\u0941\u0930\u094b\u0927",
+        "\u0926\u0930 \u0938\u0940\u092e\u093e",  # rate limit, hi
+        # too many requests, bn
+        "\u0985\u09a8\u09c7\u0995 \u09ac\u09c7\u09b6\u09bf \u0985\u09a8\u09c1\u09b0\u09cb\u09a7",
+        # too many requests, bn
+        "\u0985\u09a4\u09cd\u09af\u09a7\u09bf\u0995 \u0985\u09a8\u09c1\u09b0\u09cb\u09a7",
+        # too many requests, el
+        (
+            "\u03c0\u03ac\u03c1\u03b1 \u03c0\u03bf\u03bb\u03bb"
+            "\u03ac \u03b1\u03b9\u03c4\u03ae\u03bc\u03b1\u03c4\u03b1"
+        ),
+        "\u03cc\u03c1\u03b9\u03bf \u03c1\u03c5\u03b8\u03bc\u03bf\u03cd",  # rate limit, el
+        "t\u00fal sok k\u00e9r\u00e9s",  # too many requests, hu
+        "prea multe cereri",  # too many requests, ro
+        "prea multe solicit[\u0103a]ri",  # too many requests, ro
+        "liian monta pyynt\u00f6\u00e4",  # too many requests, fi
+        "liikaa pyynt\u00f6j\u00e4",  # too many requests, fi
+        "pr\u00edli\u0161 (?:ve\u013ea|mnoho) po\u017eiadaviek",  # too many requests, sk
+        # too many requests, bg
+        (
+            "\u0442\u0432\u044a\u0440\u0434\u0435 \u043c\u043d"
+            "\u043e\u0433\u043e \u0437\u0430\u044f\u0432\u043a\u0438"
+        ),
+        "previ\u0161e zahtj?eva",  # too many requests, hr/sr
+        # too many requests, sr
+        "\u043f\u0440\u0435\u0432\u0438\u0448\u0435 \u0437\u0430\u0445\u0442\u0435\u0432\u0430",
+        "\\bmassa sol[\u00b7.]?licituds",  # too many requests, ca
+        "massa peticions",  # too many requests, ca
     ),
     K.AUTH: (
         r"autentica\w*",  # authenticate, es/pt/it
@@ -1457,6 +1524,59 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u5bc6\u78bc",  # password, zh-Hant
         "\u30d1\u30b9\u30ef\u30fc\u30c9",  # password, ja
         "\ube44\ubc00\ubc88\ud638",  # password, ko
+        "\u090f\u092a\u0940\u0906\u0908 \u0915\u0941\u0902\u091c\u0940",  # API key, hi
+        "\u092a\u094d\u0930\u092e\u093e\u0923\u0940\u0915\u0930\u0923",  # authentication, hi
+        "\u0905\u0928\u0941\u092e\u0924\u093f \u0928\u0939\u0940\u0902",  # no permission, hi
+        "\u092a\u093e\u0938\u0935\u0930\u094d\u0921",  # password, hi
+        "\u0932\u0949\u0917 \u0907\u0928",  # log in, hi
+        "\u098f\u09aa\u09bf\u0986\u0987 \u0995\u09c0",  # API key, bn
+        "\u09aa\u09cd\u09b0\u09ae\u09be\u09a3\u09c0\u0995\u09b0\u09a3",  # authentication, bn
+        "\u0985\u09a8\u09c1\u09ae\u09a4\u09bf \u09a8\u09c7\u0987",  # no permission, bn
+        "\u09aa\u09be\u09b8\u0993\u09af\u09bc\u09be\u09b0\u09cd\u09a1",  # password, bn
+        "\u09b2\u0997 \u0987\u09a8",  # log in, bn
+        "\u03ba\u03bb\u03b5\u03b9\u03b4[\u03b9\u03af] (?:\u03c4\u03bf\u03c5 )?api",  # API key, el
+        "\u03c4\u03b1\u03c5\u03c4\u03bf\u03c0\u03bf\u03af\u03b7\u03c3",  # authentication, el
+        "\u03c4\u03b1\u03c5\u03c4\u03cc\u03c4\u03b7\u03c4\u03b1\u03c2",  # (proof of) identity, el
+        # password, el
+        (
+            "\u03ba\u03c9\u03b4\u03b9\u03ba\u03cc\u03c2 \u03c0"
+            "\u03c1\u03cc\u03c3\u03b2\u03b1\u03c3\u03b7\u03c2"
+        ),
+        # access denied, el
+        (
+            "\u03ac\u03c1\u03bd\u03b7\u03c3\u03b7 \u03c0"
+            "\u03c1\u03cc\u03c3\u03b2\u03b1\u03c3\u03b7\u03c2"
+        ),
+        "\u03b4\u03b9\u03ba\u03b1\u03b9\u03ce\u03bc\u03b1\u03c4",  # permissions, el
+        r"api[ -]kulcs\w*",  # API key, hu
+        "hiteles\u00edt",  # authenticate, hu
+        "jogosults\u00e1g",  # permission, hu
+        "\\bjelsz[\u00f3a]",  # password, hu
+        r"bejelentkez\w*",  # log in, hu
+        "chei[ae] api",  # API key, ro
+        r"autentific\w*",  # authentication, ro
+        r"permisiun\w*",  # permission, ro
+        r"api[ -]avai\w*",  # API key, fi
+        r"todennu\w*",  # authentication, fi
+        "k\u00e4ytt\u00f6oikeu",  # access right, fi
+        r"salasan\w*",  # password, fi
+        r"kirjaudu\w*",  # log in, fi
+        "api k\u013e\u00fa\u010d",  # API key, sk
+        "autentifik\u00e1ci",  # authentication, sk
+        "opr\u00e1vneni",  # permission, sk
+        "hesl[oa]",  # password, cs/sk
+        "api \u043a\u043b\u044e\u0447",  # API key, bg
+        # authentication, bg
+        "\u0443\u0434\u043e\u0441\u0442\u043e\u0432\u0435\u0440\u044f\u0432\u0430\u043d\u0435",
+        "\u0440\u0430\u0437\u0440\u0435\u0448\u0435\u043d\u0438",  # permission, bg/ru
+        "\u043f\u0430\u0440\u043e\u043b\u0430",  # password, bg
+        "api klju\u010d",  # API key, hr/sr
+        r"autentifikacij\w*",  # authentication, hr/sr
+        r"lozink\w*",  # password, hr/sr
+        "\u043b\u043e\u0437\u0438\u043d\u043a",  # password, sr
+        "api \u043a\u0459\u0443\u0447",  # API key, sr
+        "clau (?:de l'|d')?api",  # API key, ca
+        r"contrasenya\w*",  # password, ca
     ),
     K.TIMEOUT: (
         "tiempo de espera",  # waiting time, es
@@ -1499,6 +1619,33 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0e2b\u0e21\u0e14\u0e40\u0e27\u0e25\u0e32",  # timed out, th
         r"zeitlimit\w*",  # time limit, de
         "tempo esgotado",  # time ran out, pt
+        # timed out, hi
+        "\u0938\u092e\u092f \u0938\u0940\u092e\u093e \u0938\u092e\u093e\u092a\u094d\u0924",
+        "\u091f\u093e\u0907\u092e\u0906\u0909\u091f",  # timeout, hi
+        # time limit ended, bn
+        "\u09b8\u09ae\u09af\u09bc\u09b8\u09c0\u09ae\u09be \u09b6\u09c7\u09b7",
+        "\u099f\u09be\u0987\u09ae\u0986\u0989\u099f",  # timeout, bn
+        "\u03c7\u03c1\u03bf\u03bd\u03b9\u03ba\u03cc \u03cc\u03c1\u03b9\u03bf",  # time limit, el
+        # of the time limit, el
+        "\u03c7\u03c1\u03bf\u03bd\u03b9\u03ba\u03bf\u03cd \u03bf\u03c1\u03af\u03bf\u03c5",
+        "id\u0151t\u00fall\u00e9p\u00e9s",  # timeout, hu
+        "id\u0151korl\u00e1t",  # time limit, hu
+        "timp(?:ul)? de a[\u0219\u015f]teptare",  # waiting time, ro
+        r"aikakatkaisu\w*",  # timeout, fi
+        r"aikaraj\w*",  # time limit, fi
+        # the waiting time, bg
+        (
+            "\u0432\u0440\u0435\u043c\u0435\u0442\u043e \u0437\u0430 "
+            "\u0438\u0437\u0447\u0430\u043a\u0432\u0430\u043d\u0435"
+        ),
+        # the time ran out, bg
+        "\u0438\u0437\u0442\u0435\u0447\u0435 \u0432\u0440\u0435\u043c\u0435\u0442\u043e",
+        "vremensko ograni\u010denje",  # time limit, hr/sr
+        "isteklo (?:je )?vrij?eme",  # the time ran out, hr/sr
+        # the time ran out, sr
+        "\u0438\u0441\u0442\u0435\u043a\u043b\u043e \u0432\u0440\u0435\u043c\u0435",
+        "temps d'espera",  # waiting time, ca
+        "temps esgotat",  # time ran out, ca
     ),
     K.PROVIDER_UNAVAILABLE: (
         "\\bconexi\u00f3n\\b",  # connection, es
@@ -1626,6 +1773,64 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u670d\u52a1\u5f02\u5e38",  # service fault, zh
         "\u7121\u6cd5\u56de\u61c9",  # cannot respond, zh-Hant
         "\u65e0\u6cd5\u54cd\u5e94",  # cannot respond, zh
+        "\u0905\u0928\u0941\u092a\u0932\u092c\u094d\u0927",  # unavailable, hi
+        "\u0909\u092a\u0932\u092c\u094d\u0927 \u0928\u0939\u0940\u0902",  # not available, hi
+        "\u0938\u0930\u094d\u0935\u0930 \u0924\u094d\u0930\u0941\u091f\u093f",  # server error, hi
+        "\u0928\u0947\u091f\u0935\u0930\u094d\u0915",  # network, hi
+        "\u0915\u0928\u0947\u0915\u094d\u0936\u0928",  # connection, hi
+        "\u0905\u0924\u093f\u092d\u093e\u0930\u093f\u0924",  # overloaded, hi
+        "\u0985\u09a8\u09c1\u09aa\u09b2\u09ac\u09cd\u09a7",  # unavailable, bn
+        "\u0989\u09aa\u09b2\u09ac\u09cd\u09a7 \u09a8\u09c7\u0987",  # not available, bn
+        # server error, bn
+        "\u09b8\u09be\u09b0\u09cd\u09ad\u09be\u09b0 \u09a4\u09cd\u09b0\u09c1\u099f\u09bf",
+        "\u09a8\u09c7\u099f\u0993\u09af\u09bc\u09be\u09b0\u09cd\u0995",  # network, bn
+        "\u09b8\u0982\u09af\u09cb\u0997",  # connection, bn
+        "\u03bc\u03b7 \u03b4\u03b9\u03b1\u03b8\u03ad\u03c3\u03b9\u03bc",  # unavailable, el
+        "\u03c5\u03c0\u03b5\u03c1\u03c6[\u03bf\u03cc]\u03c1\u03c4",  # overload, el
+        # server error, el
+        (
+            "\u03c3\u03c6\u03ac\u03bb\u03bc\u03b1 \u03b4\u03b9"
+            "\u03b1\u03ba\u03bf\u03bc\u03b9\u03c3\u03c4\u03ae"
+        ),
+        "\u03b4\u03af\u03ba\u03c4\u03c5",  # network, el
+        "\u03b4\u03b9\u03ba\u03c4\u03cd",  # of the network, el
+        "nem el\u00e9rhet\u0151",  # not available, hu
+        "el\u00e9rhetetlen",  # unreachable, hu
+        "t\u00falterhel",  # overload, hu
+        "\\b(?:szerver|kiszolg\u00e1l\u00f3)hib",  # server error, hu
+        "h\u00e1l\u00f3zat",  # network, hu
+        r"kapcsolat\w*",  # connection, hu
+        r"indisponibil\w*",  # unavailable, ro
+        "\\bsupra[\u00eei]nc[\u0103a]rcat",  # overloaded, ro
+        r"eroare (?:de |a )?server\w*",  # server error, ro
+        r"conexiun\w*",  # connection, ro
+        "ei saatavilla",  # not available, fi
+        r"ylikuormit\w*",  # overloaded, fi
+        r"palvelinvirhe\w*",  # server error, fi
+        r"verkkovirhe\w*",  # network error, fi
+        r"yhtey\w*",  # connection, fi
+        "pre\u0165a\u017een",  # overloaded, sk
+        "chyba servera",  # server error, sk
+        r"pripojeni\w*",  # connection, sk
+        "\u043d\u0435\u0434\u043e\u0441\u0442\u044a\u043f\u043d",  # unavailable, bg
+        "\u043f\u0440\u0435\u0442\u043e\u0432\u0430\u0440\u0435\u043d",  # overloaded, bg
+        # server error, bg
+        (
+            "\u0433\u0440\u0435\u0448\u043a\u0430 \u043d"
+            "\u0430 \u0441\u044a\u0440\u0432\u044a\u0440\u0430"
+        ),
+        "\u043c\u0440\u0435\u0436",  # network, bg/sr
+        "\u0432\u0440\u044a\u0437\u043a\u0430",  # connection, bg
+        "\\bpreoptere[\u0107c]en",  # overloaded, hr/sr
+        "gre[\u0161s]ka (?:poslu[\u017ez]itelja|servera)",  # server error, hr/sr
+        "mre\u017e",  # network, hr/sr
+        # overloaded, sr
+        "\u043f\u0440\u0435\u043e\u043f\u0442\u0435\u0440\u0435\u045b\u0435\u043d",
+        # server error, sr
+        "\u0433\u0440\u0435\u0448\u043a\u0430 \u0441\u0435\u0440\u0432\u0435\u0440\u0430",
+        "sobrecarregat",  # overloaded, ca
+        "xarxa",  # network, ca
+        "connexi\u00f3",  # connection, ca
     ),
     K.REFUSAL: (
         "\u30bb\u30fc\u30d5\u30c6\u30a3",  # safety, ja
@@ -1682,6 +1887,41 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "inappropri\u00e9",  # inappropriate, fr
         r"unangemessen\w*",  # inappropriate, de
         r"inappropriat[oaie]\b",  # inappropriate, it
+        "\u0905\u0935\u0930\u0941\u0926\u094d\u0927",  # blocked, hi
+        "\u0905\u0928\u0941\u091a\u093f\u0924",  # inappropriate, hi
+        "\u0938\u093e\u092e\u0917\u094d\u0930\u0940 \u0928\u0940\u0924\u093f",  # content policy, hi
+        "\u0985\u09ac\u09b0\u09c1\u09a6\u09cd\u09a7",  # blocked, bn
+        "\u0985\u09a8\u09c1\u09aa\u09af\u09c1\u0995\u09cd\u09a4",  # inappropriate, bn
+        "\u09a8\u09c0\u09a4\u09bf",  # policy, bn
+        "\u03b1\u03ba\u03b1\u03c4\u03ac\u03bb\u03bb\u03b7\u03bb",  # inappropriate, el
+        # content policy, el
+        (
+            "\u03c0\u03bf\u03bb\u03b9\u03c4\u03b9\u03ba\u03ae \u03c0\u03b5"
+            "\u03c1\u03b9\u03b5\u03c7\u03bf\u03bc\u03ad\u03bd\u03bf\u03c5"
+        ),
+        # was blocked, el
+        "\u03b1\u03c0\u03bf\u03ba\u03bb\u03b5\u03af\u03c3\u03c4\u03b7\u03ba\u03b5",
+        # was blocked, el
+        "\u03bc\u03c0\u03bb\u03bf\u03ba\u03b1\u03c1\u03af\u03c3\u03c4\u03b7\u03ba\u03b5",
+        "tartalmi ir\u00e1nyelv",  # content policy, hu
+        r"blokkol\w*",  # blocked, hu
+        "moder\u00e1ci",  # moderation, hu
+        r"inadecvat\w*",  # inappropriate, ro
+        "politica de con[\u021b\u0163]inut",  # content policy, ro
+        r"moderare\w*",  # moderation, ro
+        r"sopimat\w*",  # inappropriate, fi
+        "sis\u00e4lt\u00f6k\u00e4yt\u00e4n",  # content policy, fi
+        r"estetty\w*",  # blocked, fi
+        r"moderoin\w*",  # moderation, fi
+        r"nevhodn\w*",  # inappropriate, cs/sk
+        r"zablokovan\w*",  # blocked, sk
+        "\u043d\u0435\u043f\u043e\u0434\u0445\u043e\u0434\u044f\u0449",  # inappropriate, bg
+        "\u0431\u043b\u043e\u043a\u0438\u0440\u0430\u043d",  # blocked, bg/sr
+        r"blokiran\w*",  # blocked, hr/sr
+        "neprimjeren",  # inappropriate, hr
+        r"neprikladn\w*",  # inappropriate, hr/sr
+        "bloquejat",  # blocked, ca
+        r"inadequat\w*",  # inappropriate, ca
     ),
     K.MAX_TOKENS: (
         r"truncad\w*",  # truncated, es/pt
@@ -1741,6 +1981,26 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "it\u00e9ration",  # iteration, fr
         "m[a\u00e1]ximo de pasos",  # maximum steps, es
         "m[a\u00e1]ximo de passos",  # maximum steps, pt
+        "\u0906\u0909\u091f\u092a\u0941\u091f \u091f\u094b\u0915\u0928",  # output tokens, hi
+        "\u0905\u0927\u093f\u0915\u0924\u092e \u091f\u094b\u0915\u0928",  # maximum tokens, hi
+        "\u0986\u0989\u099f\u09aa\u09c1\u099f \u099f\u09cb\u0995\u09c7\u09a8",  # output tokens, bn
+        # maximum tokens, bn
+        "\u09b8\u09b0\u09cd\u09ac\u09cb\u099a\u09cd\u099a \u099f\u09cb\u0995\u09c7\u09a8",
+        "tokens \u03b5\u03be\u03cc\u03b4\u03bf\u03c5",  # output tokens, el
+        "\u03c0\u03b5\u03c1\u03b9\u03ba\u03cc\u03c0\u03b7\u03ba\u03b5",  # was truncated, el
+        "kimeneti token",  # output tokens, hu
+        r"csonkol\w*",  # truncated, hu
+        "token-?uri de ie[\u0219\u015f]ire",  # output tokens, ro
+        r"trunchia\w*",  # truncated, ro
+        "v\u00fdstupn\u00fdch tokenov",  # output tokens, sk
+        "skr\u00e1ten",  # truncated, sk
+        # output tokens, bg
+        "\u0438\u0437\u0445\u043e\u0434\u043d\u0438 \u0442\u043e\u043a\u0435\u043d\u0438",
+        "\u043e\u0442\u0440\u044f\u0437\u0430\u043d",  # cut off, bg
+        "izlaznih tokena",  # output tokens, hr/sr
+        "skra\u0107en",  # truncated, hr/sr
+        "tokens de sortida",  # output tokens, ca
+        "truncat",  # truncated, ca
     ),
     K.CANCELLED: (
         r"annul\w*",  # cancelled, fr/it
@@ -1781,6 +2041,25 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u624b\u52d5\u505c\u6b62",  # stopped by hand, zh-Hant
         "\u505c\u6b62\u751f\u6210",  # generation stopped, zh
         "\u0e22\u0e01\u0e40\u0e25\u0e34\u0e01",  # cancel, th
+        "\u0930\u0926\u094d\u0926",  # cancelled, hi
+        "\u092c\u093e\u0927\u093f\u0924",  # interrupted, hi
+        "\u09ac\u09be\u09a4\u09bf\u09b2",  # cancelled, bn
+        "\u03b1\u03ba\u03c5\u03c1\u03ce\u03b8\u03b7\u03ba\u03b5",  # was cancelled, el
+        "\u03b1\u03ba\u03cd\u03c1\u03c9\u03c3",  # cancellation, el
+        "\u03b4\u03b9\u03b1\u03ba\u03cc\u03c0\u03b7\u03ba\u03b5",  # was interrupted, el
+        "megszak\u00edt",  # interrupt, hu
+        r"anulat\w*",  # cancelled, ro
+        "\u00eentrerupt",  # interrupted, ro
+        r"intrerupt\w*",  # interrupted, ro (written without its diacritic)
+        r"peruutet\w*",  # cancelled, fi
+        r"peruttu\w*",  # cancelled, fi
+        r"keskeyt\w*",  # interrupted, fi
+        "preru\u0161en",  # interrupted, sk
+        "\u043f\u0440\u0435\u043a\u044a\u0441\u043d\u0430\u0442",  # interrupted, bg
+        r"otkazan\w*",  # cancelled, hr/sr
+        r"prekinut\w*",  # interrupted, hr/sr
+        "\u043f\u0440\u0435\u043a\u0438\u043d\u0443\u0442",  # interrupted, sr
+        "\\bcancel[\u00b7.]la",  # cancel, ca
     ),
     K.NODE_OFFLINE: (
         "\u30aa\u30d5\u30e9\u30a4\u30f3",  # offline, ja
@@ -1800,6 +2079,13 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "hors ligne",  # offline, fr
         "fuera de l\u00ednea",  # offline, es
         "ngo\u1ea1i tuy\u1ebfn",  # offline, vi
+        "\u0911\u092b\u093c?\u0932\u093e\u0907\u0928",  # offline, hi
+        "\u0985\u09ab\u09b2\u09be\u0987\u09a8",  # offline, bn
+        # offline, el
+        "\u03b5\u03ba\u03c4\u03cc\u03c2 \u03c3\u03cd\u03bd\u03b4\u03b5\u03c3\u03b7\u03c2",
+        "izvan mre\u017ee",  # offline, hr
+        "\u0432\u0430\u043d \u043c\u0440\u0435\u0436\u0435",  # offline, sr
+        "fora de l\u00ednia",  # offline, ca
     ),
     K.HARNESS_EXITED: (
         "\u7d42\u4e86\u30b3\u30fc\u30c9",  # exit code, ja
@@ -1827,6 +2113,23 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         # the process ended, fr
         "\\bprocessus\\b[^.\\n]{0,30}?\\b(?:termin|arr[e\u00ea]t|quitt)\\w*",
         "\\bprozess\\b[^.\\n]{0,30}?\\b(?:beendet|abgest[u\u00fc]rzt)",  # the process ended, de
+        "\u0928\u093f\u0915\u093e\u0938 \u0915\u094b\u0921",  # exit code, hi
+        "\u0915\u094d\u0930\u0948\u0936",  # crash, hi
+        "\u09aa\u09cd\u09b0\u09b8\u09cd\u09a5\u09be\u09a8 \u0995\u09cb\u09a1",  # exit code, bn
+        "\u0995\u09cd\u09b0\u09cd\u09af\u09be\u09b6",  # crash, bn
+        # exit code, el
+        "\u03ba\u03c9\u03b4\u03b9\u03ba[\u03cc\u03bf]\u03c2? \u03b5\u03be\u03cc\u03b4\u03bf\u03c5",
+        "\u03ba\u03b1\u03c4\u03ad\u03c1\u03c1\u03b5\u03c5\u03c3\u03b5",  # crashed, el
+        "kil\u00e9p\u00e9si k\u00f3d",  # exit code, hu
+        "\u00f6sszeomlott",  # crashed, hu
+        "cod(?:ul)? de ie[\u0219\u015f]ire",  # exit code, ro
+        r"(?:poistumis|paluu)koodi\w*",  # exit code, fi
+        "kaatui",  # crashed, fi
+        "n\u00e1vratov\u00fd k\u00f3d",  # return code, cs/sk
+        "\u0441\u0440\u0438\u0432",  # crash, bg
+        "izlazni kod",  # exit code, hr/sr
+        "sru\u0161io",  # crashed, hr/sr
+        "codi de sortida",  # exit code, ca
     ),
     K.CONTEXT_EXHAUSTED: (
         "contexto",  # context, es/pt
@@ -1843,6 +2146,14 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "ng\u1eef c\u1ea3nh",  # context, vi
         "ba\u011flam",  # context, tr
         "\u0e1a\u0e23\u0e34\u0e1a\u0e17",  # context, th
+        "\u0938\u0902\u0926\u0930\u094d\u092d \u0935\u093f\u0902\u0921\u094b",  # context window, hi
+        "\u0938\u0902\u0926\u0930\u094d\u092d \u0938\u0940\u092e\u093e",  # context limit, hi
+        "\u0915\u0949\u0928\u094d\u091f\u0947\u0915\u094d\u0938\u094d\u091f",  # context, hi
+        "\u0995\u09a8\u099f\u09c7\u0995\u09cd\u09b8\u099f",  # context, bn
+        # context window, bn
+        "\u09aa\u09cd\u09b0\u09b8\u0999\u09cd\u0997 \u0989\u0987\u09a8\u09cd\u09a1\u09cb",
+        "fereastr[a\u0103] de context",  # context window, ro
+        "finestra de context",  # context window, ca
     ),
     K.BAD_REQUEST: (
         "\u7121\u6548",  # invalid, zh-Hant
@@ -1910,6 +2221,40 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "tidak ditemukan",  # not found, id
         "\u0e44\u0e21\u0e48\u0e16\u0e39\u0e01\u0e15\u0e49\u0e2d\u0e07",  # invalid, th
         "\u0e44\u0e21\u0e48\u0e23\u0e2d\u0e07\u0e23\u0e31\u0e1a",  # not supported, th
+        "\u0905\u092e\u093e\u0928\u094d\u092f",  # invalid, hi
+        "\u0938\u092e\u0930\u094d\u0925\u093f\u0924 \u0928\u0939\u0940\u0902",  # not supported, hi
+        "\u0928\u0939\u0940\u0902 \u092e\u093f\u0932\u093e",  # not found, hi
+        "\u0985\u09ac\u09c8\u09a7",  # invalid, bn
+        "\u09b8\u09ae\u09b0\u09cd\u09a5\u09bf\u09a4 \u09a8\u09af\u09bc",  # not supported, bn
+        # not found, bn
+        "\u09aa\u09be\u0993\u09af\u09bc\u09be \u09af\u09be\u09af\u09bc\u09a8\u09bf",
+        "\u03bc\u03b7 \u03ad\u03b3\u03ba\u03c5\u03c1",  # invalid, el
+        # not supported, el
+        "\u03b4\u03b5\u03bd \u03c5\u03c0\u03bf\u03c3\u03c4\u03b7\u03c1\u03af\u03b6",
+        "\u03b4\u03b5\u03bd \u03b2\u03c1\u03ad\u03b8\u03b7\u03ba\u03b5",  # not found, el
+        "\u00e9rv\u00e9nytelen",  # invalid, hu
+        "nem t\u00e1mogatott",  # not supported, hu
+        "nem tal\u00e1lhat\u00f3",  # not found, hu
+        r"nevalid\w*",  # invalid, ro
+        r"nu este (?:acceptat|suportat)\w*",  # not supported, ro
+        "nu a fost g[\u0103a]sit",  # not found, ro
+        r"virheelli\w*",  # invalid, fi
+        "ei (?:tueta|tuettu)",  # not supported, fi
+        "\\bei l[\u00f6o]y(?:dy|tyn)",  # not found, fi
+        "nen\u00e1jden",  # not found, sk
+        "\u043d\u0435\u0432\u0430\u043b\u0438\u0434",  # invalid, bg
+        # not supported, bg
+        "\u043d\u0435 \u0441\u0435 \u043f\u043e\u0434\u0434\u044a\u0440\u0436\u0430",
+        "\u043d\u0435 \u0435 \u043d\u0430\u043c\u0435\u0440\u0435\u043d",  # not found, bg
+        "\\bneva[\u017ez]e[\u0107c]",  # invalid, hr/sr
+        "nije podr[\u017ez]an",  # not supported, hr/sr
+        "nije prona[\u0111d]en",  # not found, hr/sr
+        "\u043d\u0435\u0432\u0430\u0436\u0435\u045b",  # invalid, sr
+        "\u043d\u0438\u0458\u0435 \u043f\u043e\u0434\u0440\u0436\u0430\u043d",  # not supported, sr
+        # not found, sr
+        "\u043d\u0438\u0458\u0435 \u043f\u0440\u043e\u043d\u0430\u0452\u0435\u043d",
+        "no v\u00e0lid",  # not valid, ca
+        "no s'ha trobat",  # not found, ca
     ),
 }
 

@@ -159,7 +159,12 @@ OPENAI: tuple[Rule, ...] = (
         "openai/safety-system-rejected",
         message=r"^your request was rejected as a result of our safety system",
     ),
-    rule(K.AUTH, "openai/invalid-api-key", code=["invalid_api_key", "invalid_authentication"]),
+    # a key used with another project's OpenAI-Project header is the key's fault, not the body's
+    rule(
+        K.AUTH,
+        "openai/invalid-api-key",
+        code=["invalid_api_key", "invalid_authentication", "mismatched_project"],
+    ),
     rule(K.AUTH, "openai/incorrect-api-key-message", message=r"^incorrect api key provided"),
     rule(K.AUTH, "openai/unsupported-country", code=["unsupported_country_region_territory"]),
     rule(K.BAD_REQUEST, "openai/model-not-found", code=["model_not_found"]),
