@@ -357,6 +357,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\bno such model\b",
             r"\b(?:specified |requested )?(?:version|deployment)\b[^.\n]{0,30}?\bdoes not exist\b",
             r"\bmodel\b[^.\n]{0,40}?\bis not provided by\b",
+            # a model a platform does not serve (a plan or region says so in other words)
+            r"\bmodel\b[^.\n]{0,60}?\bis not available on (?!(?:the |your )?(?:free|current|"
+            r"this) )",
             r"\bno endpoints found that support\b",
             r"\binvalid schema\b",
             r"\bnot a valid model\b",
@@ -524,7 +527,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\biteration limit\b",
             r"\bonly \S+ (?:reflections|iterations|steps|turns|rounds|tool calls) "
             r"(?:are )?allowed\b",
-            r"\bafter \d+ tool calls\b",
+            r"\b(?:after|exceeded|more than|over) \d+ (?:sequential |consecutive )?tool "
+            r"(?:calls|executions|invocations)\b",
+            "\u8fbe\u5230\u6700\u5927[^\u3002\n]{0,10}\u6df1\u5ea6",  # reached the maximum ... depth
             r"\bfinish[ _]?reason\W{1,4}2\b",
             r"\bmaximum number of (?:\w+ ){0,2}(?:calls|rounds|turns|steps|actions|iterations)\b",
             # pydantic-ai's UsageLimitExceeded names the cap it hit
