@@ -529,7 +529,7 @@ CAUSES: tuple[Rule, ...] = (
             r"(?:are )?allowed\b",
             r"\b(?:after|exceeded|more than|over) \d+ (?:sequential |consecutive )?tool "
             r"(?:calls|executions|invocations)\b",
-            "\u8fbe\u5230\u6700\u5927[^\u3002\n]{0,10}\u6df1\u5ea6",  # reached the maximum ... depth
+            "\u8fbe\u5230\u6700\u5927[^\u3002\\n]{0,10}\u6df1\u5ea6",  # reached the max ... depth
             r"\bfinish[ _]?reason\W{1,4}2\b",
             r"\bmaximum number of (?:\w+ ){0,2}(?:calls|rounds|turns|steps|actions|iterations)\b",
             # pydantic-ai's UsageLimitExceeded names the cap it hit
@@ -2293,6 +2293,12 @@ WORDS: tuple[Rule, ...] = (
             "free tier",
             "spend(?:ing)? limit",
             "insufficient funds",
+            "trial",
+            "purchase",
+            "invoice",
+            "paid plan",
+            "overage",
+            "funds",
             "\u989d\u5ea6",  # quota
             "\u4f59\u989d",  # balance
             "\u6b20\u8d39",  # in arrears
@@ -2313,6 +2319,10 @@ WORDS: tuple[Rule, ...] = (
             "rate",
             "too many requests",
             "slow down",
+            "requests per",
+            "burst",
+            r"concurren\w*",
+            "retry-after",
             r"rate[-_]?limit\w*",
             "\u9891\u7e41",  # too frequent
             "\u9650\u6d41",  # throttled
@@ -2416,6 +2426,12 @@ WORDS: tuple[Rule, ...] = (
             "harmful",
             "inappropriate",
             "unsafe",
+            r"guardrails?",
+            r"violat\w*",
+            "prohibited",
+            "jailbreak",
+            "recitation",
+            "responsible ai",
             r"censor\w*",
             "blocked",
             # Copilot's public-code block in other languages (de, pt/es, fr, it)
@@ -2445,6 +2461,8 @@ WORDS: tuple[Rule, ...] = (
             "recursion limit",
             "stuck in a loop",
             "max_output_tokens",
+            "max_completion_tokens",
+            "output tokens",
             "(?:step|turn|iteration) limit",
             "(?:step|turn)[ _]budget",
             "loop guard",
@@ -2469,7 +2487,21 @@ WORDS: tuple[Rule, ...] = (
         K.NODE_OFFLINE,
         "wild/harvest3_lifecycle/gastown-deacon-heartbeat-stale",
         message=each_word(
-            "offline", "heartbeat", "evicted", "went away", "preempted", *_ELSEWHERE[K.NODE_OFFLINE]
+            "offline",
+            "heartbeat",
+            "evicted",
+            "went away",
+            "preempted",
+            "preemption",
+            "sandbox",
+            "runner",
+            "daemon",
+            "devcontainer",
+            "codespace",
+            r"reconnect\w*",
+            "lost contact",
+            "spot instance",
+            *_ELSEWHERE[K.NODE_OFFLINE],
         ),
     ),
     rule(
@@ -2481,6 +2513,11 @@ WORDS: tuple[Rule, ...] = (
             "exited",
             "exit code",
             "exit status",
+            "subprocess",
+            "spawn",
+            "process ended",
+            "non-zero",
+            "nonzero",
             "terminated",
             "enoent",
             "not installed",
