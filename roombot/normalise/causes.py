@@ -2493,7 +2493,6 @@ WORDS: tuple[Rule, ...] = (
             "went away",
             "preempted",
             "preemption",
-            "sandbox",
             "runner",
             "daemon",
             "devcontainer",
