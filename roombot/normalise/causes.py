@@ -628,6 +628,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:sandbox|runtime|container|workspace|vm)\b[^.\n]{0,30}?\b(?:entered|is in|"
             r"went into) (?:an? )?error state\b",
             r"\bagent lost\b",  # Buildkite: the agent's machine vanished mid-job
+            r"\braylet\b[^.\n]{0,40}?\b(?:died|crashed|connection closed)\b",  # Ray's node runtime
+            r"\bec2\b[^.\n]{0,40}?\b(?:is |was |has been )?terminated\b",
             r"\b(?:docker|daemon|docker daemon)\b[^.\n]{0,30}?\b(?:is not|isn't|may not be) "
             r"running\b",
             r"\b(?:sandbox|instance|runtime|container|vm|worker)\b[^.\n]{0,30}?\bno longer "
@@ -695,6 +697,9 @@ CAUSES: tuple[Rule, ...] = (
             r"\binactivity (?:watchdog|timeout)\b",
             r"\bexceeded \d+ ?(?:ms|s|secs?|seconds|milliseconds|minutes?|mins?)\b",
             r"\bmcp error -32001\b",  # MCP's RequestTimeout
+            # SIGALRM: the alarm a runtime sets for its time limit (Lambda's "alarm clock")
+            r"\bsignal: alarm clock\b",
+            r"(?-i:\bSIGALRM\b)",
             r"\bESOCKETTIMEDOUT\b",
             r"\btimeout ?(?:error|exception)\b",
             r"\btook too long\b",
@@ -859,6 +864,9 @@ CAUSES: tuple[Rule, ...] = (
             # a process the memory ran out under (a server's "CUDA out of memory" is below)
             r"\b(?:crashed|was killed|died)\b[^.\n]{0,30}?\b(?:ran|run) out of memory\b",
             r"\bmay have run out of memory\b",
+            r"\boom[ _-]kill(?:ed|er|s)?\b",  # the kernel's OOM killer, as Slurm and logs name it
+            r"\b(?:task|step|job|process|worker|container|pod)\b[^.\n]{0,20}?\b(?:ran|run|running) "
+            r"out of memory\b",
             r"\breturned (?:a )?non-?zero\b",
             r"\bfailed \((?:exit )?code (?:-?[1-9]\d?|12[67]|13\d|14\d|255)\b",
             r"\bexit_?code\b\W{0,3}-?[1-9]\d*",  # exitCode=1, exit_code: 2
@@ -1403,6 +1411,10 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u043f\u0440\u0435\u0432\u0438\u0448\u0435 \u0437\u0430\u0445\u0442\u0435\u0432\u0430",
         "\\bmassa sol[\u00b7.]?licituds",  # too many requests, ca
         "massa peticions",  # too many requests, ca
+        # too many requests, hi
+        "\u092c\u0939\u0941\u0924 \u0938\u093e\u0930\u0947 \u0905\u0928\u0941\u0930\u094b\u0927",
+        "\u0926\u0930[- ]\u0938\u0940\u092e\u093f\u0924",  # rate-limited, hi
+        "per daug u\u017eklaus",  # too many requests, lt
     ),
     K.AUTH: (
         r"autentica\w*",  # authenticate, es/pt/it
@@ -1582,6 +1594,10 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "api \u043a\u0459\u0443\u0447",  # API key, sr
         "clau (?:de l'|d')?api",  # API key, ca
         r"contrasenya\w*",  # password, ca
+        r"vjerodajnic\w*",  # credentials, hr
+        r"api rakt\w*",  # API key, lt
+        "slapta\u017eod",  # password, lt
+        "api \u0c15\u0c40",  # API key, te
     ),
     K.TIMEOUT: (
         "tiempo de espera",  # waiting time, es
@@ -1651,6 +1667,9 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0438\u0441\u0442\u0435\u043a\u043b\u043e \u0432\u0440\u0435\u043c\u0435",
         "temps d'espera",  # waiting time, ca
         "temps esgotat",  # time ran out, ca
+        "\u0637\u0648\u0644 \u06a9\u0634\u06cc\u062f",  # took (too) long, fa
+        "skirtasis laikas",  # timeout, lt
+        "laikas baig\u0117si",  # time ran out, lt
     ),
     K.PROVIDER_UNAVAILABLE: (
         "\\bconexi\u00f3n\\b",  # connection, es
@@ -1836,6 +1855,18 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "sobrecarregat",  # overloaded, ca
         "xarxa",  # network, ca
         "connexi\u00f3",  # connection, ca
+        r"nepasiekiam\w*",  # unreachable, lt
+        r"neprieinam\w*",  # unavailable, lt
+        r"serverio klaid\w*",  # server error, lt
+        r"tinklo klaid\w*",  # network error, lt
+        r"perkraut\w*",  # overloaded, lt
+        "\\beroare de re[\u021b\u0163]ea",  # network error, ro
+        # the connection to the server, el
+        (
+            "\u03c3\u03cd\u03bd\u03b4\u03b5\u03c3\u03b7 \u03bc\u03b5 \u03c4\u03bf"
+            "\u03bd \u03b4\u03b9\u03b1\u03ba\u03bf\u03bc\u03b9\u03c3\u03c4\u03ae"
+        ),
+        "\u03b4\u03b9\u03b1\u03ba\u03bf\u03bc\u03b9\u03c3\u03c4\u03ae",  # of the server, el
     ),
     K.REFUSAL: (
         "\u30bb\u30fc\u30d5\u30c6\u30a3",  # safety, ja
@@ -2065,6 +2096,8 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         r"prekinut\w*",  # interrupted, hr/sr
         "\u043f\u0440\u0435\u043a\u0438\u043d\u0443\u0442",  # interrupted, sr
         "\\bcancel[\u00b7.]la",  # cancel, ca
+        "at\u0161aukt",  # cancelled, lt
+        r"nutraukt\w*",  # interrupted, lt
     ),
     K.NODE_OFFLINE: (
         "\u30aa\u30d5\u30e9\u30a4\u30f3",  # offline, ja
@@ -2159,6 +2192,11 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u09aa\u09cd\u09b0\u09b8\u0999\u09cd\u0997 \u0989\u0987\u09a8\u09cd\u09a1\u09cb",
         "fereastr[a\u0103] de context",  # context window, ro
         "finestra de context",  # context window, ca
+        "\u03c0\u03bb\u03b1\u03af\u03c3\u03b9\u03bf",  # context, el
+        "\u03c0\u03bb\u03b1\u03b9\u03c3\u03af\u03bf\u03c5",  # of the context, el
+        "\u03c5\u03c0\u03b5\u03c1\u03c7\u03b5\u03af\u03bb\u03b9\u03c3\u03b7",  # overflow, el
+        "comhth\u00e9acs",  # context, ga
+        "prea lung",  # too long, ro
     ),
     K.BAD_REQUEST: (
         "\u7121\u6548",  # invalid, zh-Hant
@@ -2260,6 +2298,9 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u043d\u0438\u0458\u0435 \u043f\u0440\u043e\u043d\u0430\u0452\u0435\u043d",
         "no v\u00e0lid",  # not valid, ca
         "no s'ha trobat",  # not found, ca
+        r"nerast\w*",  # not found, lt
+        r"nepalaiko\w*",  # not supported, lt
+        r"netinkam\w*",  # invalid, lt
     ),
 }
 

@@ -607,7 +607,7 @@ def first_match(table: _Table, prepared: Prepared, retry_after: int | None) -> R
 # Where a class or a code joins its words in camel case ("QuotaLimit", "AgentLoopCancelled"):
 # the last tier counts single words, and these are words too. (Not snake case: a variable's
 # name in a trace, "connection_config", is no cause.)
-_CAMEL = re.compile(r"([a-z])([A-Z])")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 
 
 def _count(table: _Table, prepared: Prepared, held: dict[Rule, set[int]]) -> None:
@@ -633,7 +633,8 @@ def most_held(table: _Table, prepared: Prepared, gives_way: Kind | None = None) 
     _count(table, prepared, held)
     found = _most(held, gives_way)
     if found is None and _CAMEL.search(prepared.texts[-1]):
-        _count(table, prepare(*[_CAMEL.sub(r"\1 \2", prepared.texts[-1])] * 2), held)
+        spaced = _CAMEL.sub(" ", prepared.texts[-1])
+        _count(table, prepare(spaced, spaced), held)
         found = _most(held, gives_way)
     return found
 
