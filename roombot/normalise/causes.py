@@ -1222,10 +1222,11 @@ EXCEPTIONS: tuple[Rule, ...] = (
 
 # The same words in the other languages failures come in (es, pt, fr, it, de, nl, sv, da,
 # nb, pl, cs, ru, uk, tr, ar, fa, he, id, ms, vi, ja, ko, zh-Hant, th, hi, bn, el, hu, ro, fi,
-# sk, bg, hr, sr, ca; the Chinese of the mainland is written beside the English above), one
-# list per kind, added to that kind's cause words: what each language calls a quota, a key,
-# a timeout, a cancel. Written as escapes (ruff's RUF001 would take Cyrillic letters for
-# Latin ones), each with its meaning.
+# sk, bg, hr, sr, ca, lt, lv, et, sl, mr, ta, te, ur, kk, uz, az, sw, tl, ka, hy, ga; the
+# Chinese of the mainland is written beside the English above), one list per kind, added to
+# that kind's cause words: what each language calls a quota, a key, a timeout, a cancel.
+# Written as escapes (ruff's RUF001 would take Cyrillic letters for Latin ones), each with
+# its meaning.
 _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
     K.QUOTA: (
         "\u30af\u30a9\u30fc\u30bf",  # quota, ja
@@ -1328,6 +1329,32 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "stanje ra\u010duna",  # account balance, hr/sr
         "l\u00edmit d'\u00fas",  # usage limit, ca
         "cr\u00e8dits",  # credits, ca
+        "\u0936\u093f\u0932\u094d\u0932\u0915",  # balance, mr
+        "\u0935\u093e\u092a\u0930 \u092e\u0930\u094d\u092f\u093e\u0926\u093e",  # usage limit, mr
+        "\u0b92\u0ba4\u0bc1\u0b95\u0bcd\u0b95\u0bc0\u0b9f\u0bc1",  # quota, ta
+        # usage limit, ta
+        (
+            "\u0baa\u0baf\u0ba9\u0bcd\u0baa\u0bbe\u0b9f\u0bcd"
+            "\u0b9f\u0bc1 \u0bb5\u0bb0\u0bae\u0bcd\u0baa\u0bc1"
+        ),
+        "\u0c15\u0c4b\u0c1f\u0c3e",  # quota, te
+        "\u0c2c\u0c4d\u0c2f\u0c3e\u0c32\u0c46\u0c28\u0c4d\u0c38\u0c4d",  # balance, te
+        # usage limit, te
+        "\u0c35\u0c3f\u0c28\u0c3f\u0c2f\u0c4b\u0c17 \u0c2a\u0c30\u0c3f\u0c2e\u0c3f\u0c24\u0c3f",
+        "\u06a9\u0648\u0679\u06c1",  # quota, ur
+        "\u0628\u06cc\u0644\u0646\u0633",  # balance, ur
+        "\u06a9\u0631\u06cc\u0688\u0679",  # credit, ur
+        r"atlikum\w*",  # balance, lv
+        "lieto[\u0161s]anas limit",  # usage limit, lv
+        r"kvoot\w*",  # quota, et
+        r"kasutuslimiit\w*",  # usage limit, et
+        "omejitev uporabe",  # usage limit, sl
+        r"balans\w*",  # balance, uz/az/nl/sv
+        "salio",  # balance, sw
+        "kikomo cha matumizi",  # usage limit, sw
+        "\u10d9\u10d5\u10dd\u10e2\u10d0",  # quota, ka
+        "\u10d1\u10d0\u10da\u10d0\u10dc\u10e1",  # balance, ka
+        "\u0584\u057e\u0578\u057f\u0561",  # quota, hy
     ),
     K.RATE_LIMIT: (
         "demasiadas solicitudes",  # too many requests, es
@@ -1415,6 +1442,41 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u092c\u0939\u0941\u0924 \u0938\u093e\u0930\u0947 \u0905\u0928\u0941\u0930\u094b\u0927",
         "\u0926\u0930[- ]\u0938\u0940\u092e\u093f\u0924",  # rate-limited, hi
         "per daug u\u017eklaus",  # too many requests, lt
+        # too many requests, mr
+        (
+            "\u0916\u0942\u092a \u091c\u093e\u0938\u094d\u0924 "
+            "\u0935\u093f\u0928\u0902\u0924\u094d\u092f\u093e"
+        ),
+        # too many requests, ta
+        (
+            "\u0b85\u0ba4\u0bbf\u0b95\u0bae\u0bbe\u0ba9 \u0b95\u0bcb"
+            "\u0bb0\u0bbf\u0b95\u0bcd\u0b95\u0bc8\u0b95\u0bb3\u0bcd"
+        ),
+        # too many requests, te
+        (
+            "\u0c0e\u0c15\u0c4d\u0c15\u0c41\u0c35 \u0c05\u0c2d"
+            "\u0c4d\u0c2f\u0c30\u0c4d\u0c25\u0c28\u0c32\u0c41"
+        ),
+        # too many requests, ur
+        (
+            "\u0628\u06c1\u062a \u0632\u06cc\u0627\u062f\u06c1 "
+            "\u062f\u0631\u062e\u0648\u0627\u0633\u062a\u06cc\u06ba"
+        ),
+        "p\u0101r\u0101k daudz piepras\u012bjum",  # too many requests, lv
+        "liiga palju p\u00e4ringuid",  # too many requests, et
+        "preve\u010d zahtev",  # too many requests, sl
+        # too many requests, kk
+        "\u0442\u044b\u043c \u043a\u04e9\u043f \u0441\u04b1\u0440\u0430\u0443",
+        "juda ko.p so.rov",  # too many requests, uz
+        "h\u0259ddind\u0259n art\u0131q sor\u011fu",  # too many requests, az
+        "maombi mengi",  # too many requests, sw
+        "maraming kahilingan",  # too many requests, tl
+        # too many requests, ka
+        (
+            "\u10eb\u10d0\u10da\u10d8\u10d0\u10dc \u10d1\u10d4\u10d5"
+            "\u10e0\u10d8 \u10db\u10dd\u10d7\u10ee\u10dd\u10d5\u10dc"
+        ),
+        "\u0577\u0561\u057f \u0570\u0561\u0580\u0581\u0578\u0582\u0574",  # too many requests, hy
     ),
     K.AUTH: (
         r"autentica\w*",  # authenticate, es/pt/it
@@ -1598,6 +1660,43 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         r"api rakt\w*",  # API key, lt
         "slapta\u017eod",  # password, lt
         "api \u0c15\u0c40",  # API key, te
+        "\u092a\u0930\u0935\u093e\u0928\u0917\u0940",  # permission, mr
+        "api \u0bb5\u0bbf\u0b9a\u0bc8",  # API key, ta
+        "\u0b85\u0b99\u0bcd\u0b95\u0bc0\u0b95\u0bbe\u0bb0",  # authentication, ta
+        "\u0b95\u0b9f\u0bb5\u0bc1\u0b9a\u0bcd\u0b9a\u0bca\u0bb2\u0bcd",  # password, ta
+        "\u0c2a\u0c4d\u0c30\u0c3e\u0c2e\u0c3e\u0c23\u0c40\u0c15\u0c30\u0c23",  # authentication, te
+        "\u0c32\u0c3e\u0c17\u0c3f\u0c28\u0c4d",  # log in, te
+        "api \u06a9\u0644\u06cc\u062f",  # API key, ur
+        "\u067e\u0627\u0633 \u0648\u0631\u0688",  # password, ur
+        "\u0627\u062c\u0627\u0632\u062a",  # permission, ur
+        "api atsl\u0113g",  # API key, lv
+        "autentifik\u0101cij",  # authentication, lv
+        "at\u013cauj",  # permission, lv
+        "api v\u00f5t",  # API key, et
+        r"autentim\w*",  # authentication, et
+        r"parool\w*",  # password, et
+        "pristnosti",  # authenticity (authentication), sl
+        "gesl[oa]",  # password, sl
+        r"dovoljenj\w*",  # permission, sl
+        "api \u043a\u0456\u043b\u0442",  # API key, kk
+        "\u049b\u04b1\u043f\u0438\u044f\u0441\u04e9\u0437",  # password, kk
+        r"api kalit\w*",  # API key, uz
+        r"autentifikats\w*",  # authentication, uz
+        "api a\u00e7ar",  # API key, az
+        r"autentifikasiya\w*",  # authentication, az
+        "icaz\u0259",  # permission, az
+        "ufunguo wa api",  # API key, sw
+        "uthibitishaji",  # authentication, sw
+        "nenosiri",  # password, sw
+        "ruhusa",  # permission, sw
+        "pagpapatotoo",  # authentication, tl
+        "pahintulot",  # permission, tl
+        "api \u10d2\u10d0\u10e1\u10d0\u10e6\u10d4\u10d1",  # API key, ka
+        "\u10d0\u10d5\u10e2\u10dd\u10e0\u10d8\u10d6\u10d0\u10ea\u10d8",  # authorisation, ka
+        "\u10de\u10d0\u10e0\u10dd\u10da",  # password, ka
+        "api \u0562\u0561\u0576\u0561\u056c\u056b",  # API key, hy
+        "\u0576\u0578\u0582\u0575\u0576\u0561\u056f\u0561\u0576\u0561\u0581",  # authentication, hy
+        "\u0563\u0561\u0572\u057f\u0576\u0561\u0562\u0561\u057c",  # password, hy
     ),
     K.TIMEOUT: (
         "tiempo de espera",  # waiting time, es
@@ -1670,6 +1769,29 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0637\u0648\u0644 \u06a9\u0634\u06cc\u062f",  # took (too) long, fa
         "skirtasis laikas",  # timeout, lt
         "laikas baig\u0117si",  # time ran out, lt
+        "\u0935\u0947\u0933 \u0938\u0902\u092a\u0932\u0940",  # time ran out, mr
+        # time ran out, ta
+        "\u0ba8\u0bc7\u0bb0\u0bae\u0bcd \u0bae\u0bc1\u0b9f\u0bbf\u0ba8\u0bcd\u0ba4\u0ba4\u0bc1",
+        # time ran out, te
+        "\u0c38\u0c2e\u0c2f\u0c02 \u0c2e\u0c41\u0c17\u0c3f\u0c38\u0c3f\u0c02\u0c26\u0c3f",
+        "\u0648\u0642\u062a \u062e\u062a\u0645",  # time ran out, ur
+        "\u0679\u0627\u0626\u0645 \u0622\u0624\u0679",  # timeout, ur
+        r"noildz\w*",  # timeout, lv
+        "ajal\u00f5pp",  # timeout, et
+        "\u010dasovna omejitev",  # time limit, sl
+        "\u043a\u04af\u0442\u0443 \u0443\u0430\u049b\u044b\u0442\u044b",  # waiting time, kk
+        "vaqt tugadi",  # time ran out, uz
+        "kutish vaqti",  # waiting time, uz
+        "g\u00f6zl\u0259m\u0259 vaxt\u0131",  # waiting time, az
+        "vaxt bitdi",  # time ran out, az
+        "muda umeisha",  # time ran out, sw
+        "muda wa kusubiri",  # waiting time, sw
+        "naubos ang oras",  # time ran out, tl
+        "\u10d3\u10e0\u10dd \u10d0\u10db\u10dd\u10d8\u10ec\u10e3\u10e0\u10d0",  # time ran out, ka
+        # waiting time, ka
+        "\u10db\u10dd\u10da\u10dd\u10d3\u10d8\u10dc\u10d8\u10e1 \u10d3\u10e0\u10dd",
+        # time ran out, hy
+        "\u056a\u0561\u0574\u0561\u0576\u0561\u056f\u0568 \u057d\u057a\u0561\u057c\u057e",
     ),
     K.PROVIDER_UNAVAILABLE: (
         "\\bconexi\u00f3n\\b",  # connection, es
@@ -1867,6 +1989,67 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
             "\u03bd \u03b4\u03b9\u03b1\u03ba\u03bf\u03bc\u03b9\u03c3\u03c4\u03ae"
         ),
         "\u03b4\u03b9\u03b1\u03ba\u03bf\u03bc\u03b9\u03c3\u03c4\u03ae",  # of the server, el
+        "\u0909\u092a\u0932\u092c\u094d\u0927 \u0928\u093e\u0939\u0940",  # not available, mr
+        # server error, mr
+        "\u0938\u0930\u094d\u0935\u094d\u0939\u0930 \u0924\u094d\u0930\u0941\u091f\u0940",
+        # server error, ta
+        "\u0b9a\u0bc7\u0bb5\u0bc8\u0baf\u0b95\u0baa\u0bcd \u0baa\u0bbf\u0bb4\u0bc8",
+        # could not connect, ta
+        (
+            "\u0b87\u0ba3\u0bc8\u0b95\u0bcd\u0b95 \u0bae\u0bc1"
+            "\u0b9f\u0bbf\u0baf\u0bb5\u0bbf\u0bb2\u0bcd\u0bb2\u0bc8"
+        ),
+        # not available, te
+        "\u0c05\u0c02\u0c26\u0c41\u0c2c\u0c3e\u0c1f\u0c41\u0c32\u0c4b \u0c32\u0c47\u0c26\u0c41",
+        "\u0c38\u0c30\u0c4d\u0c35\u0c30\u0c4d \u0c32\u0c4b\u0c2a\u0c02",  # server error, te
+        "\u0c15\u0c28\u0c46\u0c15\u0c4d\u0c37\u0c28\u0c4d",  # connection, te
+        "\u062f\u0633\u062a\u06cc\u0627\u0628 \u0646\u06c1\u06cc\u06ba",  # not available, ur
+        "\u0633\u0631\u0648\u0631 \u06a9\u06cc \u062e\u0631\u0627\u0628\u06cc",  # server error, ur
+        "\u0646\u06cc\u0679 \u0648\u0631\u06a9",  # network, ur
+        "\u06a9\u0646\u06a9\u0634\u0646",  # connection, ur
+        "nav pieejam",  # not available, lv
+        "p\u0101rslogot",  # overloaded, lv
+        "servera k\u013c\u016bd",  # server error, lv
+        "t\u012bkla k\u013c\u016bd",  # network error, lv
+        r"savienojum\w*",  # connection, lv
+        "pole saadaval",  # not available, et
+        "\u00fclekoormat",  # overloaded, et
+        "serveri viga",  # server error, et
+        "v\u00f5rguviga",  # network error, et
+        "\u00fchendus",  # connection, et
+        "ni na voljo",  # not available, sl
+        r"preobremenjen\w*",  # overloaded, sl
+        "napaka stre\u017enika",  # server error, sl
+        "omre\u017ej",  # network, sl
+        r"povezav\w*",  # connection, sl
+        "\u049b\u043e\u043b\u0436\u0435\u0442\u0456\u043c\u0441\u0456\u0437",  # unavailable, kk
+        # server error, kk
+        "\u0441\u0435\u0440\u0432\u0435\u0440 \u049b\u0430\u0442\u0435\u0441\u0456",
+        "\u0436\u0435\u043b\u0456 \u049b\u0430\u0442\u0435\u0441\u0456",  # network error, kk
+        "\u049b\u043e\u0441\u044b\u043b\u044b\u043c",  # connection, kk
+        "server xatosi",  # server error, uz
+        r"tarmoq\w*",  # network, uz
+        r"ulanish\w*",  # connection, uz
+        "\u0259l\u00e7atan deyil",  # not reachable, az
+        "server x\u0259tas\u0131",  # server error, az
+        "\u015f\u0259b\u0259k\u0259",  # network, az
+        "hitilafu ya seva",  # server error, sw
+        "mtandao",  # network, sw
+        "muunganisho",  # connection, sw
+        "hindi makakonekta",  # cannot connect, tl
+        r"koneksyon\w*",  # connection, tl
+        "\u10db\u10d8\u10e3\u10ec\u10d5\u10d3\u10dd\u10db\u10d4\u10da",  # unavailable, ka
+        # server error, ka
+        (
+            "\u10e1\u10d4\u10e0\u10d5\u10d4\u10e0\u10d8"
+            "\u10e1 \u10e8\u10d4\u10ea\u10d3\u10dd\u10db\u10d0"
+        ),
+        "\u10e5\u10e1\u10d4\u10da\u10d8\u10e1",  # of the network, ka
+        "\u10d9\u10d0\u10d5\u10e8\u10d8\u10e0",  # connection, ka
+        "\u0561\u0576\u0570\u0561\u057d\u0561\u0576\u0565\u056c\u056b",  # unreachable, hy
+        "\u057d\u0565\u0580\u057e\u0565\u0580\u056b \u057d\u056d\u0561\u056c",  # server error, hy
+        "\u0581\u0561\u0576\u0581\u056b",  # of the network, hy
+        "\u0574\u056b\u0561\u0581\u0578\u0582\u0574",  # connection, hy
     ),
     K.REFUSAL: (
         "\u30bb\u30fc\u30d5\u30c6\u30a3",  # safety, ja
@@ -1958,6 +2141,17 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         r"neprikladn\w*",  # inappropriate, hr/sr
         "bloquejat",  # blocked, ca
         r"inadequat\w*",  # inappropriate, ca
+        "\u0905\u092f\u094b\u0917\u094d\u092f",  # inappropriate, mr
+        "\u0905\u0935\u0930\u094b\u0927\u093f\u0924",  # blocked, mr/hi
+        "\u0baa\u0bca\u0bb0\u0bc1\u0ba4\u0bcd\u0ba4\u0bae\u0bb1\u0bcd\u0bb1",  # inappropriate, ta
+        "\u0ba4\u0b9f\u0bc1\u0b95\u0bcd\u0b95\u0baa\u0bcd\u0baa\u0b9f\u0bcd\u0b9f",  # blocked, ta
+        "\u0c05\u0c28\u0c41\u0c1a\u0c3f\u0c24",  # inappropriate, te
+        "\u0646\u0627\u0645\u0646\u0627\u0633\u0628",  # inappropriate, ur/fa
+        "nepiem\u0113rot",  # inappropriate, lv
+        "blo\u0137\u0113t",  # blocked, lv
+        r"sobimat\w*",  # inappropriate, et
+        r"blokeeri\w*",  # blocked, et
+        r"neprimern\w*",  # inappropriate, sl
     ),
     K.MAX_TOKENS: (
         r"truncad\w*",  # truncated, es/pt
@@ -2098,6 +2292,21 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\\bcancel[\u00b7.]la",  # cancel, ca
         "at\u0161aukt",  # cancelled, lt
         r"nutraukt\w*",  # interrupted, lt
+        "\u0bb0\u0ba4\u0bcd\u0ba4\u0bc1",  # cancelled, ta
+        "\u0c30\u0c26\u0c4d\u0c26\u0c41",  # cancelled, te
+        "\u0645\u0646\u0633\u0648\u062e",  # cancelled, ur
+        r"atcel\w*",  # cancel, lv
+        "p\u0101rtraukt",  # interrupted, lv
+        "t\u00fchistat",  # cancelled, et
+        r"katkesta\w*",  # interrupted, et
+        r"preklica\w*",  # cancelled, sl
+        r"prekinjen\w*",  # interrupted, sl
+        r"bekor qilin\w*",  # cancelled, uz
+        "l\u0259\u011fv",  # cancelled, az
+        "imeghairiwa",  # was cancelled, sw
+        r"kinansela\w*",  # cancelled, tl
+        "\u10d2\u10d0\u10e3\u10e5\u10db",  # cancelled, ka
+        "\u0579\u0565\u0572\u0561\u0580\u056f",  # cancelled, hy
     ),
     K.NODE_OFFLINE: (
         "\u30aa\u30d5\u30e9\u30a4\u30f3",  # offline, ja
@@ -2124,6 +2333,16 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "izvan mre\u017ee",  # offline, hr
         "\u0432\u0430\u043d \u043c\u0440\u0435\u0436\u0435",  # offline, sr
         "fora de l\u00ednia",  # offline, ca
+        "\u0b86\u0b83\u0baa\u0bcd\u0bb2\u0bc8\u0ba9\u0bcd",  # offline, ta
+        "\u0622\u0641 \u0644\u0627\u0626\u0646",  # offline, ur
+        "bezsaist",  # offline, lv
+        "v\u00f5rgu\u00fchenduseta",  # offline, et
+        "brez povezave",  # offline, sl
+        "\u0436\u0435\u043b\u0456\u0434\u0435\u043d \u0442\u044b\u0441",  # offline, kk
+        "oflayn",  # offline, uz/az
+        "nje ya mtandao",  # offline, sw
+        "\u10dd\u10e4\u10da\u10d0\u10d8\u10dc",  # offline, ka
+        "\u0561\u0576\u0581\u0561\u0576\u0581",  # offline, hy
     ),
     K.HARNESS_EXITED: (
         "\u7d42\u4e86\u30b3\u30fc\u30c9",  # exit code, ja
@@ -2168,6 +2387,8 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "izlazni kod",  # exit code, hr/sr
         "sru\u0161io",  # crashed, hr/sr
         "codi de sortida",  # exit code, ca
+        "\u0915\u094d\u0930\u0945\u0936",  # crash, mr
+        "\u0b9a\u0bc6\u0baf\u0bb2\u0bbf\u0bb4\u0ba8\u0bcd\u0ba4",  # crashed, ta
     ),
     K.CONTEXT_EXHAUSTED: (
         "contexto",  # context, es/pt
@@ -2301,6 +2522,51 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         r"nerast\w*",  # not found, lt
         r"nepalaiko\w*",  # not supported, lt
         r"netinkam\w*",  # invalid, lt
+        "\u0905\u0935\u0948\u0927",  # invalid, mr/hi
+        "\u0938\u092e\u0930\u094d\u0925\u093f\u0924 \u0928\u093e\u0939\u0940",  # not supported, mr
+        "\u0938\u093e\u092a\u0921\u0932\u0947 \u0928\u093e\u0939\u0940",  # not found, mr
+        "\u0ba4\u0bb5\u0bb1\u0bbe\u0ba9",  # invalid, ta
+        # not supported, ta
+        (
+            "\u0b86\u0ba4\u0bb0\u0bbf\u0b95\u0bcd\u0b95\u0baa"
+            "\u0bcd\u0baa\u0b9f\u0bb5\u0bbf\u0bb2\u0bcd\u0bb2\u0bc8"
+        ),
+        "\u0c1a\u0c46\u0c32\u0c4d\u0c32\u0c28\u0c3f",  # invalid, te
+        "\u0c2e\u0c26\u0c4d\u0c26\u0c24\u0c41 \u0c32\u0c47\u0c26\u0c41",  # not supported, te
+        "\u062f\u0631\u0633\u062a \u0646\u06c1\u06cc\u06ba",  # not valid, ur
+        "\u0646\u06c1\u06cc\u06ba \u0645\u0644\u0627",  # not found, ur
+        "neder\u012bg",  # invalid, lv
+        "netiek atbalst\u012bt",  # not supported, lv
+        "nav atrast",  # not found, lv
+        r"kehtetu\w*",  # invalid, et
+        "ei toetata",  # not supported, et
+        "ei leitud",  # not found, et
+        r"neveljav\w*",  # invalid, sl
+        r"ni podprt\w*",  # not supported, sl
+        r"ni (?:bil )?najden\w*",  # not found, sl
+        "\u0436\u0430\u0440\u0430\u043c\u0441\u044b\u0437",  # invalid, kk
+        # not supported, kk
+        (
+            "\u049b\u043e\u043b\u0434\u0430\u0443 \u043a\u04e9\u0440"
+            "\u0441\u0435\u0442\u0456\u043b\u043c\u0435\u0439\u0434\u0456"
+        ),
+        "\u0442\u0430\u0431\u044b\u043b\u043c\u0430\u0434\u044b",  # not found, kk
+        "noto.g.ri",  # invalid, uz
+        "quvvatlanmaydi",  # not supported, uz
+        "etibars\u0131z",  # invalid, az
+        "d\u0259st\u0259kl\u0259nmir",  # not supported, az
+        "tap\u0131lmad\u0131",  # not found, az
+        "batili",  # invalid, sw
+        "haitumiki",  # not supported, sw
+        "haikupatikana",  # was not found, sw
+        "hindi wasto",  # invalid, tl
+        "hindi suportado",  # not supported, tl
+        "hindi nahanap",  # not found, tl
+        "\u10d0\u10e0\u10d0\u10e1\u10ec\u10dd\u10e0",  # incorrect, ka
+        "\u10d5\u10d4\u10e0 \u10db\u10dd\u10d8\u10eb\u10d4\u10d1\u10dc\u10d0",  # not found, ka
+        "\u0561\u0576\u057e\u0561\u057e\u0565\u0580",  # invalid, hy
+        "\u0579\u056b \u0561\u057b\u0561\u056f\u0581\u057e\u0578\u0582\u0574",  # not supported, hy
+        "\u0579\u056b \u0563\u057f\u0576\u057e\u0565\u056c",  # not found, hy
     ),
 }
 
