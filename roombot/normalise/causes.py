@@ -31,7 +31,7 @@ from __future__ import annotations
 from cards import Kind
 from roombot.normalise.rules import Rule, rule
 
-__all__ = ["CAUSES", "EXCEPTIONS", "WEAK", "WORDS", "WORDS_GIVE_WAY"]
+__all__ = ["CAUSES", "EXCEPTIONS", "WEAK", "WORDS"]
 
 K = Kind
 
@@ -362,6 +362,7 @@ CAUSES: tuple[Rule, ...] = (
             r"this) )",
             r"\bno endpoints found that support\b",
             r"\binvalid schema\b",
+            r"\bfailed to deseriali[sz]e the (?:json |request )?body\b",  # axum's 422 for a body
             r"\bnot a valid model\b",
             r"\bmodel\b[^\n]{0,80}?\b(?:(?:does|may) not exist|not found|is not a valid|"
             r"is not supported (?:when|with|by|for|in)|"
@@ -869,7 +870,7 @@ CAUSES: tuple[Rule, ...] = (
             r"out of memory\b",
             r"\breturned (?:a )?non-?zero\b",
             r"\bfailed \((?:exit )?code (?:-?[1-9]\d?|12[67]|13\d|14\d|255)\b",
-            r"\bexit_?code\b\W{0,3}-?[1-9]\d*",  # exitCode=1, exit_code: 2
+            r"(?:\b|_)exit_?code\b\W{0,3}-?[1-9]\d*",  # exitCode=1, EXIT_CODE="139"
             # an MCP server's stdio child that ended: the SDKs' -32000 "Connection closed"
             r"\bmcp error -32000\b",
             r"\bmcp\b[^.\n]{0,40}?\bconnection closed\b",
@@ -1355,6 +1356,8 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u10d9\u10d5\u10dd\u10e2\u10d0",  # quota, ka
         "\u10d1\u10d0\u10da\u10d0\u10dc\u10e1",  # balance, ka
         "\u0584\u057e\u0578\u057f\u0561",  # quota, hy
+        r"kota\w*",  # quota, tr
+        "kullan\u0131m hakk",  # usage allowance, tr
     ),
     K.RATE_LIMIT: (
         "demasiadas solicitudes",  # too many requests, es
@@ -1477,6 +1480,8 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
             "\u10e0\u10d8 \u10db\u10dd\u10d7\u10ee\u10dd\u10d5\u10dc"
         ),
         "\u0577\u0561\u057f \u0570\u0561\u0580\u0581\u0578\u0582\u0574",  # too many requests, hy
+        "\u0637\u0644\u0628\u0627\u062a \u0643\u062b\u064a\u0631\u0629",  # many requests, ar
+        "\u062d\u062f \u0627\u0644\u0645\u0639\u062f\u0644",  # rate limit, ar
     ),
     K.AUTH: (
         r"autentica\w*",  # authenticate, es/pt/it
@@ -1697,6 +1702,15 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "api \u0562\u0561\u0576\u0561\u056c\u056b",  # API key, hy
         "\u0576\u0578\u0582\u0575\u0576\u0561\u056f\u0561\u0576\u0561\u0581",  # authentication, hy
         "\u0563\u0561\u0572\u057f\u0576\u0561\u0562\u0561\u057c",  # password, hy
+        "oturum a\u00e7",  # sign in, tr
+        "\u062a\u0633\u062c\u064a\u0644 \u0627\u0644\u062f\u062e\u0648\u0644",  # log in, ar
+        "\u0645\u0641\u062a\u0627\u062d \u0627\u0644\u0648\u0635\u0648\u0644",  # access key, ar
+        "\u063a\u064a\u0631 \u0645\u0635\u0631\u062d",  # unauthorised, ar
+        # key/token/session ... expired, uk
+        (
+            "(?:\u043a\u043b\u044e\u0447|\u0442\u043e\u043a\u0435\u043d|\u0441\u0435\u0441"
+            "\u0456)[^.\\n]{0,30}?(?:\u0437\u0430\u043a\u0456\u043d\u0447\u0438|\u0441\u043f\u043b\u0438\u0432)"
+        ),
     ),
     K.TIMEOUT: (
         "tiempo de espera",  # waiting time, es
@@ -1792,6 +1806,9 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u10db\u10dd\u10da\u10dd\u10d3\u10d8\u10dc\u10d8\u10e1 \u10d3\u10e0\u10dd",
         # time ran out, hy
         "\u056a\u0561\u0574\u0561\u0576\u0561\u056f\u0568 \u057d\u057a\u0561\u057c\u057e",
+        "\u0938\u092e\u092f \u0938\u092e\u093e\u092a\u094d\u0924",  # time ran out, hi
+        "expirat el temps",  # the time ran out, ca
+        "ph\u1ea3n h\u1ed3i k\u1ecbp th\u1eddi",  # answer in time, vi
     ),
     K.PROVIDER_UNAVAILABLE: (
         "\\bconexi\u00f3n\\b",  # connection, es
@@ -2050,6 +2067,12 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u057d\u0565\u0580\u057e\u0565\u0580\u056b \u057d\u056d\u0561\u056c",  # server error, hy
         "\u0581\u0561\u0576\u0581\u056b",  # of the network, hy
         "\u0574\u056b\u0561\u0581\u0578\u0582\u0574",  # connection, hy
+        "\u0915\u0928\u0947\u0915\u094d\u091f",  # connect, hi
+        r"yhdist\w*",  # connect, fi
+        "\u043f\u043e\u0432\u0435\u0437\u0438\u0432\u0430\u045a",  # connecting, sr
+        "povezivanj",  # connecting, hr/sr
+        "\u062e\u0637\u0623 \u0641\u064a \u0627\u0644\u062e\u0627\u062f\u0645",  # server error, ar
+        "\u0627\u0644\u0634\u0628\u0643\u0629",  # the network, ar
     ),
     K.REFUSAL: (
         "\u30bb\u30fc\u30d5\u30c6\u30a3",  # safety, ja
@@ -2152,6 +2175,15 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         r"sobimat\w*",  # inappropriate, et
         r"blokeeri\w*",  # blocked, et
         r"neprimern\w*",  # inappropriate, sl
+        "\u062a\u0645 \u062d\u0638\u0631",  # was blocked, ar
+        "\u0633\u064a\u0627\u0633\u0629",  # policy, ar
+        "\u0627\u0644\u0633\u0644\u0627\u0645\u0629",  # safety, ar
+        "\u0645\u0631\u0634\u062d \u0627\u0644\u0645\u062d\u062a\u0648\u0649",  # content filter, ar
+        "\u063a\u064a\u0631 \u0645\u0646\u0627\u0633\u0628",  # inappropriate, ar
+        "\u063a\u064a\u0631 \u0627\u0644\u0645\u0646\u0627\u0633\u0628",  # the inappropriate, ar
+        "\u0627\u06cc\u0645\u0646\u06cc",  # safety, fa
+        "\u0641\u06cc\u0644\u062a\u0631",  # filter, fa
+        "t\u1eeb ch\u1ed1i",  # refuse, vi
     ),
     K.MAX_TOKENS: (
         r"truncad\w*",  # truncated, es/pt
@@ -2231,6 +2263,17 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "skra\u0107en",  # truncated, hr/sr
         "tokens de sortida",  # output tokens, ca
         "truncat",  # truncated, ca
+        "\u062d\u062f \u0627\u0644\u062e\u0637\u0648\u0627\u062a",  # step limit, ar
+        # tool use, bg
+        (
+            "\u0438\u0437\u043f\u043e\u043b\u0437\u0432\u0430\u043d\u0435 \u043d"
+            "\u0430 \u0438\u043d\u0441\u0442\u0440\u0443\u043c\u0435\u043d\u0442\u0438"
+        ),
+        # response tokens, th
+        (
+            "\u0e42\u0e17\u0e40\u0e04\u0e47\u0e19\u0e01\u0e32"
+            "\u0e23\u0e15\u0e2d\u0e1a\u0e2a\u0e19\u0e2d\u0e07"
+        ),
     ),
     K.CANCELLED: (
         r"annul\w*",  # cancelled, fr/it
@@ -2418,6 +2461,14 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u03c5\u03c0\u03b5\u03c1\u03c7\u03b5\u03af\u03bb\u03b9\u03c3\u03b7",  # overflow, el
         "comhth\u00e9acs",  # context, ga
         "prea lung",  # too long, ro
+        "\u067e\u0646\u062c\u0631\u0647 \u0632\u0645\u06cc\u0646\u0647",  # context window, fa
+        "\u0627\u0646\u062f\u0627\u0632\u0647 \u0632\u0645\u06cc\u0646\u0647",  # context size, fa
+        # the permitted length, bg
+        (
+            "\u0434\u043e\u043f\u0443\u0441\u0442\u0438\u043c\u0430"
+            "\u0442\u0430 \u0434\u044a\u043b\u0436\u0438\u043d\u0430"
+        ),
+        "error de context",  # context error, ca
     ),
     K.BAD_REQUEST: (
         "\u7121\u6548",  # invalid, zh-Hant
@@ -2567,16 +2618,20 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0561\u0576\u057e\u0561\u057e\u0565\u0580",  # invalid, hy
         "\u0579\u056b \u0561\u057b\u0561\u056f\u0581\u057e\u0578\u0582\u0574",  # not supported, hy
         "\u0579\u056b \u0563\u057f\u0576\u057e\u0565\u056c",  # not found, hy
+        # not found, ka
+        "\u10d0\u10e6\u10db\u10dd\u10e9\u10d4\u10dc\u10d8\u10da\u10d8 \u10d0\u10e0",
     ),
 }
 
 
 # The last resort, once no phrase, code, class, status or request word decides: single
 # words that name a cause, one rule per kind. Each kind counts the different words of its
-# own that the text holds, and the one kind with the most decides; a tie, or none, stays
-# unknown. A word says less than a phrase ("connection" may be anyone's), which is why
-# these come after everything else, and only for text known to be a failure. Forms of one
-# word ("cancelled", "cancellation") count once, as one alternative.
+# own that the text holds, and the one kind with the most decides; of two tied, the one
+# written first (a quota's words say more than a connection's; a request's adjectives,
+# "invalid", "not supported", which any other kind's noun may carry, come last); three or
+# more tied, or none, stay unknown. A word says less than a phrase ("connection" may be
+# anyone's), which is why these come after everything else, and only for text known to be
+# a failure. Forms of one word ("cancelled", "cancellation") count once, as one alternative.
 WORDS: tuple[Rule, ...] = (
     rule(
         K.QUOTA,
@@ -2882,7 +2937,3 @@ WORDS: tuple[Rule, ...] = (
         ),
     ),
 )
-
-# A request's words are adjectives ("invalid", "not supported") that any other kind's noun
-# may carry: "the license key is invalid" names a key. Tied with one other kind, they yield.
-WORDS_GIVE_WAY = K.BAD_REQUEST

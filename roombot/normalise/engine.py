@@ -34,8 +34,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
+from cards import Kind
 from roombot.normalise import rules as R
-from roombot.normalise.causes import CAUSES, EXCEPTIONS, WEAK, WORDS, WORDS_GIVE_WAY
+from roombot.normalise.causes import CAUSES, EXCEPTIONS, WEAK, WORDS
 from roombot.normalise.extract import names_in
 from roombot.normalise.phrases import (
     CAUSE_TABLE,
@@ -248,7 +249,20 @@ def _tiers(case: Case, anchored: bool) -> Iterator[tuple[str, Rule | None]]:
         for code in (*case.codes, *grpc)
         if (read_by := _LOOSE_BY_CODE.get(code))
     )
-    yield TIER_NAMES[3], next((r for r in loose if r is not None), None)
+    # A server's error type found loose in the text ("api_error") says less than a 4xx
+    # status beside it: an OpenAI-shaped 400 from Ollama carries that type too.
+    refused = case.status is not None and 400 <= case.status < 500
+    yield (
+        TIER_NAMES[3],
+        next(
+            (
+                r
+                for r in loose
+                if r is not None and not (refused and r.kind is Kind.PROVIDER_UNAVAILABLE)
+            ),
+            None,
+        ),
+    )
     # In the table's order, not the text's: "litellm.BadRequestError:
     # litellm.ContentPolicyViolationError" is the more specific class's.
     classes = frozenset(exceptions)
@@ -262,7 +276,7 @@ def _tiers(case: Case, anchored: bool) -> Iterator[tuple[str, Rule | None]]:
     yield TIER_NAMES[5], decide(R.BY_STATUS, said) if status is not None else None
     if prepared is not None:
         yield TIER_NAMES[6], first_match(WEAK_TABLE, prepared, case.retry_after)
-        yield TIER_NAMES[7], most_held(WORDS_TABLE, prepared, WORDS_GIVE_WAY)
+        yield TIER_NAMES[7], most_held(WORDS_TABLE, prepared)
 
 
 def judge(case: Case, *, anchored: bool = False) -> Rule | None:

@@ -21,7 +21,6 @@ import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from cards import Kind
 from roombot.normalise.causes import CAUSES, WEAK, WORDS
 from roombot.normalise.patterns import alternatives, group_end
 from roombot.normalise.rules import Rule
@@ -409,6 +408,7 @@ class _Table:
     """A table of phrases flattened for the fast path: the alternatives and their triggers."""
 
     phrases: tuple[_Phrase, ...]
+    rules: tuple[Rule, ...]  # as written: the earlier decides a tie of two (see most_held)
     always: tuple[int, ...]  # alternatives with no trigger: tried on every text
     always_ascii: tuple[int, ...]  # those of them whose letters are ASCII (see first_match)
     by_trigger: dict[bytes, tuple[int, ...]]
@@ -460,6 +460,7 @@ def _table(rules: tuple[Rule, ...]) -> _Table:
     always = tuple(i for i, p in enumerate(flat) if p.triggers is None)
     return _Table(
         flat,
+        rules,
         always,
         tuple(i for i in always if flat[i].literal.isascii()),
         {
@@ -620,33 +621,31 @@ def _count(table: _Table, prepared: Prepared, held: dict[Rule, set[int]]) -> Non
             held.setdefault(p.rule, set()).add(p.origin)
 
 
-def most_held(table: _Table, prepared: Prepared, gives_way: Kind | None = None) -> Rule | None:
+def most_held(table: _Table, prepared: Prepared) -> Rule | None:
     """The one rule of the table with the most alternatives that hold in the whole text
-    (the last of the texts), or None on a tie or where none holds (causes.WORDS).
+    (the last of the texts), or None where none holds or three or more tie (causes.WORDS).
 
-    `gives_way`: a kind whose words are generic; tied with one other rule, it yields.
-    Where the words do not decide, a camel-case name is read as its words too ("QuotaLimit"
-    holds "quota")."""
+    Of two tied rules, the one written first decides: the table is in order of how much
+    a kind's words say, a request's generic adjectives last. Where the words do not
+    decide, a camel-case name is read as its words too ("QuotaLimit" holds "quota")."""
     if not prepared.texts:
         return None  # an empty failure text has no words to count
     held: dict[Rule, set[int]] = {}  # the alternatives as written that hold, per rule
     _count(table, prepared, held)
-    found = _most(held, gives_way)
+    found = _most(table, held)
     if found is None and _CAMEL.search(prepared.texts[-1]):
         spaced = _CAMEL.sub(" ", prepared.texts[-1])
         _count(table, prepare(spaced, spaced), held)
-        found = _most(held, gives_way)
+        found = _most(table, held)
     return found
 
 
-def _most(held: dict[Rule, set[int]], gives_way: Kind | None) -> Rule | None:
+def _most(table: _Table, held: dict[Rule, set[int]]) -> Rule | None:
     if not held:
         return None
     best = max(len(n) for n in held.values())
     top = [r for r, n in held.items() if len(n) == best]
-    if len(top) == 2 and gives_way is not None:
-        top = [r for r in top if r.kind != gives_way] or top
-    return top[0] if len(top) == 1 else None
+    return min(top, key=table.rules.index) if len(top) <= 2 else None
 
 
 def _holds(p: _Phrase, index: set[bytes], retry_after: int | None) -> bool:

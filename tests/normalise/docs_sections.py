@@ -55,7 +55,7 @@ def causes_section() -> str:
         "",
         "Cause words (the last tier, where nothing else decided): each kind counts the",
         "different words of its own in the whole text; the one kind with the most decides,",
-        "a tie stays unknown.",
+        "of two tied the one higher in this table, and three or more tied stay unknown.",
         "",
         *_phrase_table(WORDS),
     ]
