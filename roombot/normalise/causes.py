@@ -1358,6 +1358,10 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0584\u057e\u0578\u057f\u0561",  # quota, hy
         r"kota\w*",  # quota, tr
         "kullan\u0131m hakk",  # usage allowance, tr
+        "\u062d\u062f \u0627\u0644\u0627\u0633\u062a\u062e\u062f\u0627\u0645",  # usage limit, ar
+        "t\u00edn d\u1ee5ng",  # credit, vi
+        "\u05e7\u05e8\u05d3\u05d9\u05d8",  # credit, he
+        "\u0645\u0648\u062c\u0648\u062f\u06cc",  # balance, fa
     ),
     K.RATE_LIMIT: (
         "demasiadas solicitudes",  # too many requests, es
@@ -1711,6 +1715,20 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
             "(?:\u043a\u043b\u044e\u0447|\u0442\u043e\u043a\u0435\u043d|\u0441\u0435\u0441"
             "\u0456)[^.\\n]{0,30}?(?:\u0437\u0430\u043a\u0456\u043d\u0447\u0438|\u0441\u043f\u043b\u0438\u0432)"
         ),
+        r"api anahtar\w*",  # API key, tr
+        "\u015fifre",  # password, tr
+        "eri\u015fim reddedildi",  # access denied, tr
+        "m\u1eadt kh\u1ea9u",  # password, vi
+        "\u043f\u0430\u0440\u043e\u043b\u044c",  # password, uk/ru
+        "\u0437\u0430\u0431\u043e\u0440\u043e\u043d\u0435\u043d\u043e",  # forbidden, uk
+        "\u0443\u0432\u0456\u0439\u0434",  # log in, uk
+        "\u0443\u0432\u0456\u0439\u0442\u0438",  # log in, uk
+        "\u05e1\u05d9\u05e1\u05de\u05d4",  # password, he
+        "\u05d4\u05e8\u05e9\u05d0",  # permission, he
+        "\u0631\u0645\u0632 \u0639\u0628\u0648\u0631",  # password, fa
+        "\u062f\u0633\u062a\u0631\u0633\u06cc \u0646\u062f\u0627\u0631",  # (you) have no access, fa
+        "\u0648\u0627\u0631\u062f \u0634\u0648",  # log in, fa
+        "akses ditolak",  # access denied, id
     ),
     K.TIMEOUT: (
         "tiempo de espera",  # waiting time, es
@@ -1809,6 +1827,21 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0938\u092e\u092f \u0938\u092e\u093e\u092a\u094d\u0924",  # time ran out, hi
         "expirat el temps",  # the time ran out, ca
         "ph\u1ea3n h\u1ed3i k\u1ecbp th\u1eddi",  # answer in time, vi
+        "\u0648\u0642\u062a\u064b\u0627 \u0637\u0648\u064a\u0644\u0627\u064b",  # a long time, ar
+        "\u0648\u0642\u062a\u0627 \u0637\u0648\u064a\u0644\u0627",  # a long time, ar
+        "qu\u00e1 th\u1eddi gian",  # over time, vi
+        "inactividad",  # inactivity, es
+        "inatividade",  # inactivity, pt
+        "inactivit\u00e9",  # inactivity, fr
+        "inaktivit\u00e4t",  # inactivity, de
+        "inattivit\u00e0",  # inactivity, it
+        "bezczynno\u015bci",  # inactivity, pl
+        "inactiviteit",  # inactivity, nl
+        "\u0431\u0435\u0437\u0434\u0435\u0439\u0441\u0442\u0432\u0438",  # inactivity, ru
+        # inactivity, uk
+        "\u0431\u0435\u0437\u0434\u0456\u044f\u043b\u044c\u043d\u043e\u0441\u0442",
+        "\u975e\u30a2\u30af\u30c6\u30a3\u30d6",  # inactivity, ja
+        "hareketsizlik",  # inactivity, tr
     ),
     K.PROVIDER_UNAVAILABLE: (
         "\\bconexi\u00f3n\\b",  # connection, es
@@ -2073,6 +2106,27 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "povezivanj",  # connecting, hr/sr
         "\u062e\u0637\u0623 \u0641\u064a \u0627\u0644\u062e\u0627\u062f\u0645",  # server error, ar
         "\u0627\u0644\u0634\u0628\u0643\u0629",  # the network, ar
+        "\u0627\u0644\u062d\u0645\u0644 \u0627\u0644\u0632\u0627\u0626\u062f",  # overload, ar
+        "\u0635\u064a\u0627\u0646\u0629",  # maintenance, ar
+        "\u0645\u0634\u063a\u0648\u0644",  # busy, ar/fa
+        "kullan\u0131lam\u0131yor",  # unavailable, tr
+        "bak\u0131m",  # maintenance, tr
+        "me\u015fgul",  # busy, tr
+        "kh\u00f4ng kh\u1ea3 d\u1ee5ng",  # unavailable, vi
+        "\u043f\u0435\u0440\u0435\u0432\u0430\u043d\u0442\u0430\u0436",  # overloaded, uk
+        "\u043c\u0435\u0440\u0435\u0436",  # network, uk
+        # maintenance, uk
+        "\u0442\u0435\u0445\u043d\u0456\u0447\u043d\u0456 \u0440\u043e\u0431\u043e\u0442\u0438",
+        "\u05e2\u05d5\u05de\u05e1",  # load, he
+        "\u05e9\u05d2\u05d9\u05d0\u05ea \u05e8\u05e9\u05ea",  # network error, he
+        "\u05ea\u05d7\u05d6\u05d5\u05e7\u05d4",  # maintenance, he
+        "\u062e\u0637\u0627\u06cc \u0633\u0631\u0648\u0631",  # server error, fa
+        "\u0634\u0628\u06a9\u0647",  # network, fa
+        "\u0628\u0627\u0631 \u0628\u06cc\u0634 \u0627\u0632 \u062d\u062f",  # overload, fa
+        "kesalahan server",  # server error, id
+        "kelebihan beban",  # overloaded, id
+        "pemeliharaan",  # maintenance, id
+        "sibuk",  # busy, id
     ),
     K.REFUSAL: (
         "\u30bb\u30fc\u30d5\u30c6\u30a3",  # safety, ja
@@ -2184,6 +2238,23 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0627\u06cc\u0645\u0646\u06cc",  # safety, fa
         "\u0641\u06cc\u0644\u062a\u0631",  # filter, fa
         "t\u1eeb ch\u1ed1i",  # refuse, vi
+        "\u0636\u0627\u0631",  # harmful, ar
+        "\u0627\u0646\u062a\u0647\u0627\u0643",  # violation, ar
+        "engellen",  # blocked, tr
+        r"politika\w*",  # policy, tr
+        r"uygunsuz\w*",  # inappropriate, tr
+        "ch\u00ednh s\u00e1ch",  # policy, vi
+        "b\u1ecb ch\u1eb7n",  # blocked, vi
+        "kh\u00f4ng ph\u00f9 h\u1ee3p",  # inappropriate, vi
+        "\u043f\u043e\u043b\u0456\u0442\u0438\u043a",  # policy, uk
+        "\u0431\u0435\u0437\u043f\u0435\u043a",  # safety, uk
+        "\u043d\u0435\u043f\u0440\u0438\u0439\u043d\u044f\u0442\u043d",  # unacceptable, uk
+        "\u05de\u05d3\u05d9\u05e0\u05d9\u05d5\u05ea",  # policy, he
+        "\u05d1\u05d8\u05d9\u05d7\u05d5\u05ea",  # safety, he
+        "\u05dc\u05d0 \u05d4\u05d5\u05dc\u05dd",  # inappropriate, he
+        "\u0633\u06cc\u0627\u0633\u062a",  # policy, fa
+        "kebijakan",  # policy, id
+        "tidak pantas",  # inappropriate, id
     ),
     K.MAX_TOKENS: (
         r"truncad\w*",  # truncated, es/pt
@@ -2274,6 +2345,50 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
             "\u0e42\u0e17\u0e40\u0e04\u0e47\u0e19\u0e01\u0e32"
             "\u0e23\u0e15\u0e2d\u0e1a\u0e2a\u0e19\u0e2d\u0e07"
         ),
+        "\u0627\u0642\u062a\u0637\u0627\u0639",  # truncation, ar
+        "\u0631\u0645\u0648\u0632 \u0627\u0644\u0625\u062e\u0631\u0627\u062c",  # output tokens, ar
+        # maximum tokens, ar
+        (
+            "\u0627\u0644\u062d\u062f \u0627\u0644\u0623\u0642"
+            "\u0635\u0649 \u0644\u0644\u0631\u0645\u0648\u0632"
+        ),
+        r"maksimum token\w*",  # maximum tokens, tr
+        "b\u1ecb c\u1eaft",  # cut off, vi
+        "token \u0111\u1ea7u ra",  # output tokens, vi
+        "token t\u1ed1i \u0111a",  # maximum tokens, vi
+        # output tokens, uk
+        (
+            "\u0432\u0438\u0445\u0456\u0434\u043d\u0438"
+            "\u0445 \u0442\u043e\u043a\u0435\u043d\u0456\u0432"
+        ),
+        "\u05e0\u05e7\u05d8\u05e2",  # cut off, he
+        "\u05d0\u05e1\u05d9\u05de\u05d5\u05e0\u05d9 \u05e4\u05dc\u05d8",  # output tokens, he
+        "\u062a\u0648\u06a9\u0646 \u062e\u0631\u0648\u062c\u06cc",  # output token, fa
+        "terpotong",  # truncated, id
+        "token keluaran",  # output tokens, id
+        "l\u00edmite de pasos",  # step limit, es
+        "limite de passos",  # step limit, pt
+        "limite d'\u00e9tapes",  # step limit, fr
+        r"schrittlimit\w*",  # step limit, de
+        "limite di pass(?:aggi|i)",  # step limit, it
+        "limit krok\u00f3w",  # step limit, pl
+        "stappenlimiet",  # step limit, nl
+        "\u043b\u0438\u043c\u0438\u0442 \u0448\u0430\u0433\u043e\u0432",  # step limit, ru
+        # number of steps, ru
+        (
+            "\u043a\u043e\u043b\u0438\u0447\u0435\u0441"
+            "\u0442\u0432\u043e \u0448\u0430\u0433\u043e\u0432"
+        ),
+        "\u043b\u0456\u043c\u0456\u0442 \u043a\u0440\u043e\u043a\u0456\u0432",  # step limit, uk
+        "\u30b9\u30c6\u30c3\u30d7\u4e0a\u9650",  # step limit, ja
+        "\u30b9\u30c6\u30c3\u30d7\u6570\u306e\u4e0a\u9650",  # step-count limit, ja
+        "\ub2e8\uacc4 \ud55c\ub3c4",  # step limit, ko
+        "\ub2e8\uacc4 \uc81c\ud55c",  # step limit, ko
+        "limit krok\u016f",  # step limit, cs
+        "ad\u0131m s\u0131n\u0131r\u0131",  # step limit, tr
+        "ad\u0131m limit\\w*",  # step limit, tr
+        "batas langkah",  # step limit, id
+        "gi\u1edbi h\u1ea1n b\u01b0\u1edbc",  # step limit, vi
     ),
     K.CANCELLED: (
         r"annul\w*",  # cancelled, fr/it
@@ -2350,6 +2465,11 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         r"kinansela\w*",  # cancelled, tl
         "\u10d2\u10d0\u10e3\u10e5\u10db",  # cancelled, ka
         "\u0579\u0565\u0572\u0561\u0580\u056f",  # cancelled, hy
+        # was interrupted, ar
+        "\u062a\u0645\u062a \u0627\u0644\u0645\u0642\u0627\u0637\u0639\u0629",
+        "kesintiye",  # (was) interrupted, tr
+        "gi\u00e1n \u0111o\u1ea1n",  # interrupted, vi
+        "\u05d4\u05d5\u05e4\u05e1\u05e7",  # was stopped, he
     ),
     K.NODE_OFFLINE: (
         "\u30aa\u30d5\u30e9\u30a4\u30f3",  # offline, ja
@@ -2386,6 +2506,7 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "nje ya mtandao",  # offline, sw
         "\u10dd\u10e4\u10da\u10d0\u10d8\u10dc",  # offline, ka
         "\u0561\u0576\u0581\u0561\u0576\u0581",  # offline, hy
+        "\u00e7evrimd\u0131\u015f\u0131",  # offline, tr
     ),
     K.HARNESS_EXITED: (
         "\u7d42\u4e86\u30b3\u30fc\u30c9",  # exit code, ja
@@ -2432,6 +2553,35 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "codi de sortida",  # exit code, ca
         "\u0915\u094d\u0930\u0945\u0936",  # crash, mr
         "\u0b9a\u0bc6\u0baf\u0bb2\u0bbf\u0bb4\u0ba8\u0bcd\u0ba4",  # crashed, ta
+        "\u062a\u0639\u0637\u0644",  # crashed, ar
+        "\u0631\u0645\u0632 \u0627\u0644\u062e\u0631\u0648\u062c",  # exit code, ar
+        "\u00e7\u00f6kt\u00fc",  # crashed, tr
+        "\u00e7\u0131k\u0131\u015f kodu",  # exit code, tr
+        "m\u00e3 tho\u00e1t",  # exit code, vi
+        "\u0430\u0432\u0430\u0440\u0456\u0439\u043d\u043e",  # abnormally (ended), uk
+        "\u05e7\u05d5\u05d3 \u05d9\u05e6\u05d9\u05d0\u05d4",  # exit code, he
+        "\u05e7\u05e8\u05e1",  # crashed, he
+        "\u06a9\u062f \u062e\u0631\u0648\u062c",  # exit code, fa
+        "no est\u00e1 instalad",  # is not installed, es
+        "n\u00e3o est\u00e1 instalad",  # is not installed, pt
+        "nicht installiert",  # not installed, de
+        "non \u00e8 installat",  # is not installed, it
+        # not installed, ru
+        "\u043d\u0435 \u0443\u0441\u0442\u0430\u043d\u043e\u0432\u043b\u0435\u043d",
+        # not installed, uk
+        "\u043d\u0435 \u0432\u0441\u0442\u0430\u043d\u043e\u0432\u043b\u0435\u043d",
+        r"nie jest zainstalowan\w*",  # is not installed, pl
+        "niet ge\u00efnstalleerd",  # not installed, nl
+        # not installed, ja
+        "\u30a4\u30f3\u30b9\u30c8\u30fc\u30eb\u3055\u308c\u3066\u3044\u307e\u305b\u3093",
+        "\uc124\uce58\ub418\uc5b4 \uc788\uc9c0 \uc54a",  # not installed, ko
+        "\u672a\u5b89\u88dd",  # not installed, zh-Hant
+        "\u672a\u5b89\u88c5",  # not installed, zh
+        "y\u00fckl\u00fc de\u011fil",  # not installed, tr
+        "ch\u01b0a \u0111\u01b0\u1ee3c c\u00e0i \u0111\u1eb7t",  # not installed, vi
+        "belum terinstal",  # not yet installed, id
+        "nen\u00ed nainstalov\u00e1n",  # not installed, cs
+        "\u063a\u064a\u0631 \u0645\u062b\u0628\u062a",  # not installed, ar
     ),
     K.CONTEXT_EXHAUSTED: (
         "contexto",  # context, es/pt
@@ -2469,6 +2619,9 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
             "\u0442\u0430 \u0434\u044a\u043b\u0436\u0438\u043d\u0430"
         ),
         "error de context",  # context error, ca
+        "qu\u00e1 d\u00e0i",  # too long, vi
+        "\u05d0\u05e8\u05d5\u05da \u05de\u05d3\u05d9",  # too long, he
+        "terlalu panjang",  # too long, id
     ),
     K.BAD_REQUEST: (
         "\u7121\u6548",  # invalid, zh-Hant
@@ -2620,6 +2773,14 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0579\u056b \u0563\u057f\u0576\u057e\u0565\u056c",  # not found, hy
         # not found, ka
         "\u10d0\u10e6\u10db\u10dd\u10e9\u10d4\u10dc\u10d8\u10da\u10d8 \u10d0\u10e0",
+        "\u063a\u064a\u0631 \u0645\u0648\u062c\u0648\u062f",  # does not exist, ar
+        "\u063a\u064a\u0631 \u0635\u062d\u064a\u062d",  # incorrect, ar
+        "ge\u00e7ersiz",  # invalid, tr
+        "desteklenmiyor",  # not supported, tr
+        "\u043d\u0435 \u0437\u043d\u0430\u0439\u0434\u0435\u043d",  # not found, uk
+        "\u05dc\u05d0 \u05e0\u05de\u05e6\u05d0",  # not found, he
+        "\u067e\u0634\u062a\u06cc\u0628\u0627\u0646\u06cc \u0646\u0645\u06cc",  # not supported, fa
+        "\u06cc\u0627\u0641\u062a \u0646\u0634\u062f",  # not found, fa
     ),
 }
 
@@ -2627,11 +2788,12 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
 # The last resort, once no phrase, code, class, status or request word decides: single
 # words that name a cause, one rule per kind. Each kind counts the different words of its
 # own that the text holds, and the one kind with the most decides; of two tied, the one
-# written first (a quota's words say more than a connection's; a request's adjectives,
-# "invalid", "not supported", which any other kind's noun may carry, come last); three or
-# more tied, or none, stay unknown. A word says less than a phrase ("connection" may be
-# anyone's), which is why these come after everything else, and only for text known to be
-# a failure. Forms of one word ("cancelled", "cancellation") count once, as one alternative.
+# written first (a quota's words say more than a connection's, a full context's more than a
+# cut-off answer's, which is often its symptom; a request's adjectives, "invalid", "not
+# supported", which any other kind's noun may carry, come last); three or more tied, or
+# none, stay unknown. A word says less than a phrase ("connection" may be anyone's), which
+# is why these come after everything else, and only for text known to be a failure. Forms
+# of one word ("cancelled", "cancellation") count once, as one alternative.
 WORDS: tuple[Rule, ...] = (
     rule(
         K.QUOTA,
@@ -2732,6 +2894,7 @@ WORDS: tuple[Rule, ...] = (
             "time limit",
             "timing out",
             "time out",
+            "inactivity",
             "\u8d85\u65f6",  # timed out
             *_ELSEWHERE[K.TIMEOUT],
         ),
@@ -2806,6 +2969,18 @@ WORDS: tuple[Rule, ...] = (
             "\u8fdd\u89c4",  # violation
             "\u8fc7\u6ee4",  # filtered
             *_ELSEWHERE[K.REFUSAL],
+        ),
+    ),
+    rule(
+        K.CONTEXT_EXHAUSTED,
+        "wild/sdktests/lmstudio-reached-context-no-mid-generation-overflow",
+        message=each_word(
+            "context window",
+            "context length",
+            "too many tokens",
+            r"(?:prompt|input|message|request|conversation)s? (?:is |was )?too (?:long|large)",
+            "\u4e0a\u4e0b\u6587",  # context
+            *_ELSEWHERE[K.CONTEXT_EXHAUSTED],
         ),
     ),
     rule(
@@ -2898,18 +3073,6 @@ WORDS: tuple[Rule, ...] = (
             "\u9000\u51fa\u7801",  # exit code
             "\u9000\u51fa\u4ee3\u7801",  # exit code
             *_ELSEWHERE[K.HARNESS_EXITED],
-        ),
-    ),
-    rule(
-        K.CONTEXT_EXHAUSTED,
-        "wild/sdktests/lmstudio-reached-context-no-mid-generation-overflow",
-        message=each_word(
-            "context window",
-            "context length",
-            "too many tokens",
-            r"(?:prompt|input|message|request|conversation)s? (?:is |was )?too (?:long|large)",
-            "\u4e0a\u4e0b\u6587",  # context
-            *_ELSEWHERE[K.CONTEXT_EXHAUSTED],
         ),
     ),
     rule(
