@@ -1245,7 +1245,6 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "saldo",  # balance, es/pt/it
         "solde",  # balance, fr
         "guthaben",  # balance, de
-        "kontingent",  # quota, de
         r"kredi\w*",  # credit, tr
         "bakiye",  # balance, tr
         "h\u1ea1n m\u1ee9c",  # quota, vi
@@ -1362,6 +1361,10 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "t\u00edn d\u1ee5ng",  # credit, vi
         "\u05e7\u05e8\u05d3\u05d9\u05d8",  # credit, he
         "\u0645\u0648\u062c\u0648\u062f\u06cc",  # balance, fa
+        r"(?:sitzungs|tages|monats|wochen|nutzungs|token|)kontingent\w*",  # quota, de
+        "ersch\u00f6pft",  # exhausted, de
+        "\u0627\u0634\u062a\u0631\u0627\u06a9",  # subscription, fa
+        "\u0627\u0631\u062a\u0642\u0627",  # upgrade, fa
     ),
     K.RATE_LIMIT: (
         "demasiadas solicitudes",  # too many requests, es
@@ -1535,7 +1538,6 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "klucz api",  # API key, pl
         "authenticatie",  # authentication, nl
         "inloggegevens",  # credentials, nl
-        "api-sleutel",  # API key, nl
         "autentisering",  # authentication, sv/nb
         "api-nyckel",  # API key, sv
         "\\bapi-n[\u00f8o]\\w*",  # API key, da/nb
@@ -1729,6 +1731,21 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u062f\u0633\u062a\u0631\u0633\u06cc \u0646\u062f\u0627\u0631",  # (you) have no access, fa
         "\u0648\u0627\u0631\u062f \u0634\u0648",  # log in, fa
         "akses ditolak",  # access denied, id
+        "\u30b5\u30a4\u30f3\u30a4\u30f3",  # sign in, ja
+        r"zawieszon\w*",  # suspended, pl
+        r"dezaktywowan\w*",  # deactivated, pl
+        "cuenta (?:suspendida|desactivada)",  # account suspended/deactivated, es
+        "conta (?:suspensa|desativada)",  # account suspended/deactivated, pt
+        "\\bcompte (?:suspendu|d\u00e9sactiv\u00e9)",  # account suspended/deactivated, fr
+        "konto (?:gesperrt|deaktiviert)",  # account locked/deactivated, de
+        "account (?:sospeso|disattivato)",  # account suspended/deactivated, it
+        "api[ -]sleutel",  # API key, nl
+        # the key's validity, ar
+        "\u0635\u0644\u0627\u062d\u064a\u0629 \u0627\u0644\u0645\u0641\u062a\u0627\u062d",
+        # the token's validity, ar
+        "\u0635\u0644\u0627\u062d\u064a\u0629 \u0627\u0644\u0631\u0645\u0632",
+        # the session's validity, ar
+        "\u0635\u0644\u0627\u062d\u064a\u0629 \u0627\u0644\u062c\u0644\u0633\u0629",
     ),
     K.TIMEOUT: (
         "tiempo de espera",  # waiting time, es
@@ -1842,6 +1859,8 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0431\u0435\u0437\u0434\u0456\u044f\u043b\u044c\u043d\u043e\u0441\u0442",
         "\u975e\u30a2\u30af\u30c6\u30a3\u30d6",  # inactivity, ja
         "hareketsizlik",  # inactivity, tr
+        "limitu czasu",  # of the time limit, pl
+        "tamat masa",  # time ran out, ms
     ),
     K.PROVIDER_UNAVAILABLE: (
         "\\bconexi\u00f3n\\b",  # connection, es
@@ -2127,6 +2146,10 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "kelebihan beban",  # overloaded, id
         "pemeliharaan",  # maintenance, id
         "sibuk",  # busy, id
+        "ralat pelayan",  # server error, ms
+        r"verbinding\w*",  # connection, nl
+        "verbinden",  # connect, nl/de
+        "\u0628\u0627\u0631 \u0633\u0646\u06af\u06cc\u0646",  # heavy load, fa
     ),
     K.REFUSAL: (
         "\u30bb\u30fc\u30d5\u30c6\u30a3",  # safety, ja
@@ -2255,6 +2278,9 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0633\u06cc\u0627\u0633\u062a",  # policy, fa
         "kebijakan",  # policy, id
         "tidak pantas",  # inappropriate, id
+        "\u7be9\u9078",  # filter, zh-Hant
+        "\u5c01\u9396",  # blocked, zh-Hant
+        "\u0631\u0642\u0627\u0628\u0629",  # moderation, ar
     ),
     K.MAX_TOKENS: (
         r"truncad\w*",  # truncated, es/pt
@@ -2389,6 +2415,7 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "ad\u0131m limit\\w*",  # step limit, tr
         "batas langkah",  # step limit, id
         "gi\u1edbi h\u1ea1n b\u01b0\u1edbc",  # step limit, vi
+        "token ho\u00e0n th\u00e0nh",  # completion tokens, vi
     ),
     K.CANCELLED: (
         r"annul\w*",  # cancelled, fr/it
@@ -2592,7 +2619,6 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\ucee8\ud14d\uc2a4\ud2b8",  # context, ko
         "contesto",  # context, it
         r"kontekst\w*",  # context, pl/da/nb
-        "\u0627\u0644\u0633\u064a\u0627\u0642",  # context, ar
         "\u05d4\u05e7\u05e9\u05e8",  # context, he
         "konteks",  # context, id/ms
         "ng\u1eef c\u1ea3nh",  # context, vi
@@ -2622,6 +2648,10 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "qu\u00e1 d\u00e0i",  # too long, vi
         "\u05d0\u05e8\u05d5\u05da \u05de\u05d3\u05d9",  # too long, he
         "terlalu panjang",  # too long, id
+        # excessively long, fa
+        "\u0628\u06cc\u0634 \u0627\u0632 \u062d\u062f \u0637\u0648\u0644\u0627\u0646\u06cc",
+        "\u0637\u0648\u064a\u0644 \u062c\u062f",  # very long, ar
+        "\u0633\u064a\u0627\u0642",  # context, ar (with or without its article)
     ),
     K.BAD_REQUEST: (
         "\u7121\u6548",  # invalid, zh-Hant
@@ -2781,6 +2811,10 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u05dc\u05d0 \u05e0\u05de\u05e6\u05d0",  # not found, he
         "\u067e\u0634\u062a\u06cc\u0628\u0627\u0646\u06cc \u0646\u0645\u06cc",  # not supported, fa
         "\u06cc\u0627\u0641\u062a \u0646\u0634\u062f",  # not found, fa
+        "n\u00e3o suporta",  # does not support, pt
+        "no (?:soporta|admite)",  # does not support, es
+        "ne prend pas en charge",  # does not support, fr
+        "non supporta",  # does not support, it
     ),
 }
 
