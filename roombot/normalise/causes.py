@@ -1861,6 +1861,12 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "hareketsizlik",  # inactivity, tr
         "limitu czasu",  # of the time limit, pl
         "tamat masa",  # time ran out, ms
+        "tard\u00f3 demasiado",  # took too long, es
+        "demorou demais",  # took too long, pt
+        "pris trop de temps",  # took too long, fr
+        "dauerte zu lange",  # took too long, de
+        "impiegato troppo",  # took too long, it
+        "\ub108\ubb34 \uc624\ub798",  # too long (a time), ko
     ),
     K.PROVIDER_UNAVAILABLE: (
         "\\bconexi\u00f3n\\b",  # connection, es
@@ -2150,6 +2156,9 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         r"verbinding\w*",  # connection, nl
         "verbinden",  # connect, nl/de
         "\u0628\u0627\u0631 \u0633\u0646\u06af\u06cc\u0646",  # heavy load, fa
+        "ocupad[oa]",  # busy, es/pt
+        "occup\u00e9",  # busy, fr
+        "occupat[oa]",  # busy, it
     ),
     K.REFUSAL: (
         "\u30bb\u30fc\u30d5\u30c6\u30a3",  # safety, ja
@@ -2281,6 +2290,13 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u7be9\u9078",  # filter, zh-Hant
         "\u5c01\u9396",  # blocked, zh-Hant
         "\u0631\u0642\u0627\u0628\u0629",  # moderation, ar
+        "da\u00f1in",  # harmful, es
+        r"perjudicial\w*",  # harmful, es/pt
+        r"prejudicial\w*",  # harmful, pt
+        "nociv[oa]s?",  # harmful, pt/it
+        r"nuisible\w*",  # harmful, fr
+        "sch\u00e4dlich",  # harmful, de
+        "dannos[oaie]",  # harmful, it
     ),
     K.MAX_TOKENS: (
         r"truncad\w*",  # truncated, es/pt
@@ -3071,6 +3087,10 @@ WORDS: tuple[Rule, ...] = (
             r"reconnect\w*",
             "lost contact",
             "spot instance",
+            r"node (?:lost|died|down|failed|failure)",
+            r"host (?:down|unreachable|lost)",
+            "kernel died",
+            r"worker (?:lost|died)",
             *_ELSEWHERE[K.NODE_OFFLINE],
         ),
     ),
