@@ -1365,6 +1365,14 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "ersch\u00f6pft",  # exhausted, de
         "\u0627\u0634\u062a\u0631\u0627\u06a9",  # subscription, fa
         "\u0627\u0631\u062a\u0642\u0627",  # upgrade, fa
+        "anv\u00e4ndningsgr\u00e4ns",  # usage limit, sv
+        "forbrugsgr\u00e6nse",  # usage limit, da
+        "brugsgr\u00e6nse",  # usage limit, da
+        r"bruksgrense\w*",  # usage limit, nb
+        "quotum",  # quota, nl
+        "z\u016fstatek",  # balance, cs
+        "limit vyu\u017eit\u00ed",  # usage limit, cs
+        "baki",  # balance, ms
     ),
     K.RATE_LIMIT: (
         "demasiadas solicitudes",  # too many requests, es
@@ -1489,6 +1497,11 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0577\u0561\u057f \u0570\u0561\u0580\u0581\u0578\u0582\u0574",  # too many requests, hy
         "\u0637\u0644\u0628\u0627\u062a \u0643\u062b\u064a\u0631\u0629",  # many requests, ar
         "\u062d\u062f \u0627\u0644\u0645\u0639\u062f\u0644",  # rate limit, ar
+        "hastighetsbegr\u00e4nsning",  # rate limit, sv
+        "hastighedsbegr\u00e6nsning",  # rate limit, da
+        "hastighetsbegrensning",  # rate limit, nb
+        "omezen\u00ed rychlosti",  # rate limit, cs
+        "\u0e08\u0e33\u0e01\u0e31\u0e14\u0e2d\u0e31\u0e15\u0e23\u0e32",  # rate limit, th
     ),
     K.AUTH: (
         r"autentica\w*",  # authenticate, es/pt/it
@@ -1746,6 +1759,32 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0635\u0644\u0627\u062d\u064a\u0629 \u0627\u0644\u0631\u0645\u0632",
         # the session's validity, ar
         "\u0635\u0644\u0627\u062d\u064a\u0629 \u0627\u0644\u062c\u0644\u0633\u0629",
+        "l\u00f6senord",  # password, sv
+        "beh\u00f6righet",  # permission, sv
+        "logga in",  # log in, sv
+        "\u00e5tkomst nekad",  # access denied, sv
+        r"adgangskode\w*",  # password, da
+        r"tilladelse\w*",  # permission, da
+        "log ind",  # log in, da
+        r"godkendelse\w*",  # authentication, da
+        "adgang n\u00e6gtet",  # access denied, da
+        r"passord\w*",  # password, nb
+        r"tillatelse\w*",  # permission, nb
+        "logg inn",  # log in, nb
+        "tilgang nektet",  # access denied, nb
+        r"wachtwoord\w*",  # password, nl
+        "toestemming",  # permission, nl
+        "toegang geweigerd",  # access denied, nl
+        "ov\u011b\u0159en\u00ed",  # verification, cs
+        "opr\u00e1vn\u011bn\u00ed",  # permission, cs
+        "p\u0159\u00edstup odep\u0159en",  # access denied, cs
+        # authentication, th
+        "\u0e01\u0e32\u0e23\u0e22\u0e37\u0e19\u0e22\u0e31\u0e19\u0e15\u0e31\u0e27\u0e15\u0e19",
+        "\u0e23\u0e2b\u0e31\u0e2a\u0e1c\u0e48\u0e32\u0e19",  # password, th
+        "\u0e2a\u0e34\u0e17\u0e18\u0e34\u0e4c",  # permission, th
+        "kata laluan",  # password, ms
+        "kebenaran",  # permission, ms
+        "log masuk",  # log in, ms
     ),
     K.TIMEOUT: (
         "tiempo de espera",  # waiting time, es
@@ -1867,6 +1906,10 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "dauerte zu lange",  # took too long, de
         "impiegato troppo",  # took too long, it
         "\ub108\ubb34 \uc624\ub798",  # too long (a time), ko
+        "tog f\u00f6r l\u00e5ng tid",  # took too long, sv
+        "tog for lang tid",  # took too long, da
+        "tok for lang tid",  # took too long, nb
+        "duurde te lang",  # took too long, nl
     ),
     K.PROVIDER_UNAVAILABLE: (
         "\\bconexi\u00f3n\\b",  # connection, es
@@ -2159,6 +2202,23 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "ocupad[oa]",  # busy, es/pt
         "occup\u00e9",  # busy, fr
         "occupat[oa]",  # busy, it
+        "\u00f6verbelastad",  # overloaded, sv
+        "underh\u00e5ll",  # maintenance, sv
+        "n\u00e4tverk",  # network, sv
+        r"vedligehold\w*",  # maintenance, da/nb
+        "netv\u00e6rk",  # network, da
+        r"nettverk\w*",  # network, nb
+        "onderhoud",  # maintenance, nl
+        "p\u0159et\u00ed\u017een",  # overloaded, cs
+        "\u00fadr\u017eb",  # maintenance, cs
+        "s\u00ed\u0165",  # network, cs
+        "s\u00edt\u011b",  # of the network, cs
+        # unavailable, th
+        "\u0e44\u0e21\u0e48\u0e1e\u0e23\u0e49\u0e2d\u0e21\u0e43\u0e0a\u0e49\u0e07\u0e32\u0e19",
+        "\u0e40\u0e04\u0e23\u0e37\u0e2d\u0e02\u0e48\u0e32\u0e22",  # network, th
+        "terlebih beban",  # overloaded, ms
+        "rangkaian",  # network, ms
+        "penyelenggaraan",  # maintenance, ms
     ),
     K.REFUSAL: (
         "\u30bb\u30fc\u30d5\u30c6\u30a3",  # safety, ja
@@ -2297,6 +2357,16 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         r"nuisible\w*",  # harmful, fr
         "sch\u00e4dlich",  # harmful, de
         "dannos[oaie]",  # harmful, it
+        "ol\u00e4mplig",  # inappropriate, sv
+        r"skadlig\w*",  # harmful, sv/da/nb
+        "upassende",  # inappropriate, da/nb
+        "beleid",  # policy, nl
+        r"ongepast\w*",  # inappropriate, nl
+        r"schadelijk\w*",  # harmful, nl
+        "z\u00e1sad",  # policy, cs
+        "\u0161kodliv",  # harmful, cs
+        "\u0e44\u0e21\u0e48\u0e40\u0e2b\u0e21\u0e32\u0e30\u0e2a\u0e21",  # inappropriate, th
+        "tidak sesuai",  # inappropriate, ms
     ),
     K.MAX_TOKENS: (
         r"truncad\w*",  # truncated, es/pt
@@ -2432,6 +2502,13 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "batas langkah",  # step limit, id
         "gi\u1edbi h\u1ea1n b\u01b0\u1edbc",  # step limit, vi
         "token ho\u00e0n th\u00e0nh",  # completion tokens, vi
+        r"utdatatoken\w*",  # output tokens, sv
+        r"uitvoertoken\w*",  # output tokens, nl
+        "v\u00fdstupn\u00edch token\u016f",  # output tokens, cs
+        "\u0e16\u0e39\u0e01\u0e15\u0e31\u0e14",  # was cut off, th
+        # maximum tokens, th
+        "\u0e42\u0e17\u0e40\u0e04\u0e47\u0e19\u0e2a\u0e39\u0e07\u0e2a\u0e38\u0e14",
+        "dipotong",  # cut off, ms
     ),
     K.CANCELLED: (
         r"annul\w*",  # cancelled, fr/it
@@ -2550,6 +2627,7 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u10dd\u10e4\u10da\u10d0\u10d8\u10dc",  # offline, ka
         "\u0561\u0576\u0581\u0561\u0576\u0581",  # offline, hy
         "\u00e7evrimd\u0131\u015f\u0131",  # offline, tr
+        "luar talian",  # offline, ms
     ),
     K.HARNESS_EXITED: (
         "\u7d42\u4e86\u30b3\u30fc\u30c9",  # exit code, ja
@@ -2625,6 +2703,12 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "belum terinstal",  # not yet installed, id
         "nen\u00ed nainstalov\u00e1n",  # not installed, cs
         "\u063a\u064a\u0631 \u0645\u062b\u0628\u062a",  # not installed, ar
+        r"krasch\w*",  # crash, sv
+        r"avslutningskod\w*",  # exit code, sv/da/nb
+        "styrtede ned",  # crashed, da
+        "krasjet",  # crashed, nb
+        "gecrasht",  # crashed, nl
+        "zhroutil",  # crashed, cs
     ),
     K.CONTEXT_EXHAUSTED: (
         "contexto",  # context, es/pt
@@ -2668,6 +2752,8 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0628\u06cc\u0634 \u0627\u0632 \u062d\u062f \u0637\u0648\u0644\u0627\u0646\u06cc",
         "\u0637\u0648\u064a\u0644 \u062c\u062f",  # very long, ar
         "\u0633\u064a\u0627\u0642",  # context, ar (with or without its article)
+        r"contextvenster\w*",  # context window, nl
+        "kontextf\u00f6nster\\w*",  # context window, sv
     ),
     K.BAD_REQUEST: (
         "\u7121\u6548",  # invalid, zh-Hant
@@ -2831,6 +2917,13 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "no (?:soporta|admite)",  # does not support, es
         "ne prend pas en charge",  # does not support, fr
         "non supporta",  # does not support, it
+        "hittades inte",  # was not found, sv
+        "ikke fundet",  # not found, da
+        "ikke funnet",  # not found, nb
+        "nenalezen",  # not found, cs
+        "\u0e44\u0e21\u0e48\u0e1e\u0e1a",  # not found, th
+        "tidak dijumpai",  # not found, ms
+        "tidak disokong",  # not supported, ms
     ),
 }
 
