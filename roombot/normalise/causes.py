@@ -1223,11 +1223,11 @@ EXCEPTIONS: tuple[Rule, ...] = (
 
 # The same words in the other languages failures come in (es, pt, fr, it, de, nl, sv, da,
 # nb, pl, cs, ru, uk, tr, ar, fa, he, id, ms, vi, ja, ko, zh-Hant, th, hi, bn, el, hu, ro, fi,
-# sk, bg, hr, sr, ca, lt, lv, et, sl, mr, ta, te, ur, kk, uz, az, sw, tl, ka, hy, ga; the
-# Chinese of the mainland is written beside the English above), one list per kind, added to
-# that kind's cause words: what each language calls a quota, a key, a timeout, a cancel.
-# Written as escapes (ruff's RUF001 would take Cyrillic letters for Latin ones), each with
-# its meaning.
+# sk, bg, hr, sr, ca, lt, lv, et, sl, mr, ta, te, ur, kk, uz, az, sw, tl, ka, hy, ga, ml, kn,
+# gu, pa, ne; the Chinese of the mainland is written beside the English above), one list per
+# kind, added to that kind's cause words: what each language calls a quota, a key, a
+# timeout, a cancel. Written as escapes (ruff's RUF001 would take Cyrillic letters for Latin
+# ones), each with its meaning.
 _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
     K.QUOTA: (
         "\u30af\u30a9\u30fc\u30bf",  # quota, ja
@@ -1373,6 +1373,9 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "z\u016fstatek",  # balance, cs
         "limit vyu\u017eit\u00ed",  # usage limit, cs
         "baki",  # balance, ms
+        "\u0d15\u0d4d\u0d35\u0d3e\u0d1f\u0d4d\u0d1f",  # quota, ml
+        "\u0c95\u0ccb\u0c9f\u0cbe",  # quota, kn
+        "\u0a95\u0acd\u0ab5\u0acb\u0a9f\u0abe",  # quota, gu
     ),
     K.RATE_LIMIT: (
         "demasiadas solicitudes",  # too many requests, es
@@ -1785,6 +1788,10 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "kata laluan",  # password, ms
         "kebenaran",  # permission, ms
         "log masuk",  # log in, ms
+        "api \u0d15\u0d40",  # API key, ml
+        "api \u0c95\u0cc0",  # API key, kn
+        "api \u0a95\u0ac0",  # API key, gu
+        "api \u0a15\u0a41\u0a70\u0a1c\u0a40",  # API key, pa
     ),
     K.TIMEOUT: (
         "tiempo de espera",  # waiting time, es
@@ -1910,6 +1917,11 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "tog for lang tid",  # took too long, da
         "tok for lang tid",  # took too long, nb
         "duurde te lang",  # took too long, nl
+        "\u0d38\u0d2e\u0d2f\u0d02 \u0d15\u0d34\u0d3f\u0d1e\u0d4d\u0d1e\u0d41",  # time is over, ml
+        "\u0cb8\u0cae\u0caf \u0cae\u0cc0\u0cb0\u0cbf\u0ca6\u0cc6",  # time exceeded, kn
+        "\u0ab8\u0aae\u0aaf \u0ab8\u0aae\u0abe\u0aaa\u0acd\u0aa4",  # time ended, gu
+        "\u0a38\u0a2e\u0a3e\u0a02 \u0a38\u0a2e\u0a3e\u0a2a\u0a24",  # time ended, pa
+        "\u0938\u092e\u092f \u0938\u0915\u093f\u092f\u094b",  # time ran out, ne
     ),
     K.PROVIDER_UNAVAILABLE: (
         "\\bconexi\u00f3n\\b",  # connection, es
@@ -2219,6 +2231,17 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "terlebih beban",  # overloaded, ms
         "rangkaian",  # network, ms
         "penyelenggaraan",  # maintenance, ms
+        "\u0d15\u0d23\u0d15\u0d4d\u0d37\u0d7b",  # connection, ml
+        "\u0d2c\u0d28\u0d4d\u0d27\u0d3f\u0d2a\u0d4d\u0d2a\u0d3f\u0d15\u0d4d\u0d15",  # connect, ml
+        "\u0d38\u0d46\u0d7c\u0d35\u0d7c \u0d2a\u0d3f\u0d36\u0d15\u0d4d",  # server error, ml
+        "\u0cb8\u0c82\u0caa\u0cb0\u0ccd\u0c95",  # connection, kn
+        "\u0cb8\u0cb0\u0ccd\u0cb5\u0cb0\u0ccd \u0ca6\u0ccb\u0cb7",  # server error, kn
+        "\u0a95\u0aa8\u0ac7\u0a95\u0acd\u0ab6\u0aa8",  # connection, gu
+        "\u0ab8\u0ab0\u0acd\u0ab5\u0ab0 \u0aad\u0ac2\u0ab2",  # server error, gu
+        "\u0a15\u0a28\u0a48\u0a15\u0a38\u0a3c\u0a28",  # connection, pa
+        "\u0a38\u0a30\u0a35\u0a30 \u0a17\u0a32\u0a24\u0a40",  # server error, pa
+        "\u091c\u0921\u093e\u0928",  # connection, ne
+        "\u0938\u0930\u094d\u092d\u0930 \u0924\u094d\u0930\u0941\u091f\u093f",  # server error, ne
     ),
     K.REFUSAL: (
         "\u30bb\u30fc\u30d5\u30c6\u30a3",  # safety, ja
@@ -2590,6 +2613,10 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "kesintiye",  # (was) interrupted, tr
         "gi\u00e1n \u0111o\u1ea1n",  # interrupted, vi
         "\u05d4\u05d5\u05e4\u05e1\u05e7",  # was stopped, he
+        "\u0d31\u0d26\u0d4d\u0d26\u0d3e\u0d15\u0d4d\u0d15",  # cancel, ml
+        "\u0cb0\u0ca6\u0ccd\u0ca6\u0cc1",  # cancelled, kn
+        "\u0ab0\u0aa6 \u0a95\u0ab0",  # cancel, gu
+        "\u0a30\u0a71\u0a26",  # cancelled, pa
     ),
     K.NODE_OFFLINE: (
         "\u30aa\u30d5\u30e9\u30a4\u30f3",  # offline, ja
@@ -2924,6 +2951,16 @@ _ELSEWHERE: dict[Kind, tuple[str, ...]] = {
         "\u0e44\u0e21\u0e48\u0e1e\u0e1a",  # not found, th
         "tidak dijumpai",  # not found, ms
         "tidak disokong",  # not supported, ms
+        "\u0d05\u0d38\u0d3e\u0d27\u0d41",  # invalid, ml
+        # not found, ml
+        "\u0d15\u0d23\u0d4d\u0d1f\u0d46\u0d24\u0d4d\u0d24\u0d3f\u0d2f\u0d3f\u0d32\u0d4d\u0d32",
+        "\u0c85\u0cae\u0cbe\u0ca8\u0ccd\u0caf",  # invalid, kn
+        "\u0c95\u0c82\u0ca1\u0cc1\u0cac\u0c82\u0ca6\u0cbf\u0cb2\u0ccd\u0cb2",  # not found, kn
+        "\u0a85\u0aae\u0abe\u0aa8\u0acd\u0aaf",  # invalid, gu
+        "\u0aae\u0ab3\u0acd\u0aaf\u0ac1\u0a82 \u0aa8\u0aa5\u0ac0",  # not found, gu
+        "\u0a05\u0a35\u0a48\u0a27",  # invalid, pa
+        "\u0a28\u0a39\u0a40\u0a02 \u0a2e\u0a3f\u0a32\u0a3f\u0a06",  # not found, pa
+        "\u092b\u0947\u0932\u093e \u092a\u0930\u0947\u0928",  # not found, ne
     ),
 }
 
