@@ -3219,7 +3219,6 @@ WORDS: tuple[Rule, ...] = (
             "spot instance",
             r"node (?:lost|died|down|failed|failure)",
             r"host (?:down|unreachable|lost)",
-            "kernel died",
             r"worker (?:lost|died)",
             *_ELSEWHERE[K.NODE_OFFLINE],
         ),
