@@ -629,6 +629,13 @@ CAUSES: tuple[Rule, ...] = (
             r"\b(?:sandbox|runtime|container|workspace|vm)\b[^.\n]{0,30}?\b(?:entered|is in|"
             r"went into) (?:an? )?error state\b",
             r"\bagent lost\b",  # Buildkite: the agent's machine vanished mid-job
+            r"\bnode (?:is )?not ready\b",  # the kubelet's words, and its NodeNotReady
+            r"\bnodenotready\b",
+            r"\bnode had condition\b",  # a pod evicted for the node's disk or memory pressure
+            r"\blost connection to (?:the |a )?(?:worker|runner|node|sandbox|vm|container)\b",
+            r"\binstance\b[^.\n]{0,30}?\b(?:was|has been|is being) (?:stopped|terminated|"
+            r"preempted)\b",
+            r"\bspot (?:instance )?interruption\b",
             r"\braylet\b[^.\n]{0,40}?\b(?:died|crashed|connection closed)\b",  # Ray's node runtime
             r"\bec2\b[^.\n]{0,40}?\b(?:is |was |has been )?terminated\b",
             r"\b(?:docker|daemon|docker daemon)\b[^.\n]{0,30}?\b(?:is not|isn't|may not be) "
@@ -920,6 +927,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\bcore dumped\b",
             r"(?-i:\b(?:SIGKILL|SIGSEGV|SIGABRT|SIGBUS|SIGTERM)\b)",
             r"\bheap out of memory\b",
+            r"\bruntime: out of memory\b",  # Go's runtime, before a server's "out of memory"
+            r"\b(?:stdin|stdout)\b (?:was |is |has been )?closed\b",
             r"\bOOMKilled\b",
             r"\bpanicked at\b",
             r"\bpanic: ",
@@ -1085,6 +1094,23 @@ WEAK: tuple[Rule, ...] = (
             r"\binput should be\b",
             r"\bdoes not support\b",
             r"\btool_use\b[^.\n]{0,80}?\btool_result\b",
+            r"\bmust be unique\b",
+            r"\bduplicate (?:tool|function|parameter|key|field|name|id)s?\b",
+            r"\bunexpected keyword argument\b",  # a client that sent what the API lacks
+            r"\b(?:could not|unable to|failed to) process (?:the )?(?:image|file|pdf|document|"
+            r"attachment)\b",
+            r"\b(?:is|are) not valid\b",
+            r"\bexceeds (?:the )?(?:maximum (?:allowed )?)?(?:size|\d+(?:\.\d+)? ?(?:[kmg]i?b|"
+            r"bytes))\b",
+            r"\b(?:has|have|with|contains?) an? empty\b",
+            r"\bshould (?:have|be) at (?:most|least)\b",
+            r"\bexpected\b[^.\n]{0,40}?\bto be (?:a|an|one of)\b",
+            r"\bmust (?:contain|be followed by)\b",
+            r"\bmay only be (?:set|used)\b",
+            r"\bis not enabled for (?:this|the) model\b",
+            r"\bdid not match any variant\b",  # serde's words for a body it could not read
+            r"\balternate between\b",
+            r"\b(?:use|provide|specify) a valid\b",
         ),
     ),
     # --- what is left of a process's end: a bare "exited", "terminated" -------------------------
