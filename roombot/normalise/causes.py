@@ -505,7 +505,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\bexceeded the (?:total_tokens|request|response_tokens|request_tokens|tool_calls)"
             r"_limit\b",
             r"\b(?:max|maximum) (?:output )?tokens?\b[^.\n]{0,30}?\b(?:reached|hit)\b",
-            r"\b(?:reached|hit|exceeded) (?:the |its )?max(?:imum)?[ _](?:output[ _])?tokens\b",
+            r"\b(?:reached|hit|exceeded|due to) (?:the |its )?max(?:imum)?[ _]"
+            r"(?:output[ _])?tokens\b",
             r"\bfinish_?reason\W{1,4}(?:length|max[_-]tokens)\b",
             r"\bstop_?reason\W{1,4}(?:max_tokens|length)\b",
             r"\b(?:response|output|answer)\b[^.\n]{0,20}?\bexceeded (?:the )?(?:maximum|max) "
