@@ -293,7 +293,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bsubscription\b[^.\n]{0,30}?\b(?:expired|inactive|ended|required|limit)\b",
             r"\btrial (?:has )?(?:expired|ended)\b",
             r"\btrial (?:request |usage |message |token )?limits?\b",  # a trial's allowance
-            r"\bquota[ _](?:exceeded|exhausted|reached|depleted|used up)\b",
+            r"(?:\b|_)quota[ _](?:exceeded|exhausted|reached|depleted|used up)\b",
             r"\bexhausted (?:your|the|its|their) (?:\w+ ){0,2}"
             r"(?:quota|capacity|credits|allowance|usage)\b",
             r"\bquota will reset\b",
@@ -420,6 +420,7 @@ CAUSES: tuple[Rule, ...] = (
             r"must be set|must be provided)\b",
             r"\bAPI_KEY_(?:INVALID|EXPIRED)\b",
             r"\binvalid_api_key\b",  # OpenAI's code, as a log line writes it (error_code=...)
+            r"\b(?:not_authed|invalid_auth)\b",  # Slack's codes for a bot token it refused
             r"\bunauthori[sz]ed\b",
             r"\b(?:user|account) is disabled\b",
             r"\bhas not been used in project\b",
@@ -788,7 +789,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bclosed before the connection\b",
             r"\bbad gateway\b",
             r"\bserver[ _]error\b",
-            r"\bserver had an error\b",
+            r"\bserver (?:had|experienced) an error\b",
             r"\binternal error encountered\b",  # Google's 500 INTERNAL
             r"\bsystem[ _]error\b",
             # not "Upstream error (400)": a proxy passing on a request the provider refused
@@ -1094,7 +1095,7 @@ WEAK: tuple[Rule, ...] = (
             "\u8bf7\u6c42\u4f53\u8fc7\u5927",  # "request body too large"
             r"\binput should be\b",
             r"\bdoes not support\b",
-            r"\btool_use\b[^.\n]{0,80}?\btool_result\b",
+            r"\btool_use(?:_id)?\b[^.\n]{0,80}?\btool_result\b",
             r"\bmust be unique\b",
             r"\bduplicate (?:tool|function|parameter|key|field|name|id)s?\b",
             r"\bunexpected keyword argument\b",  # a client that sent what the API lacks
