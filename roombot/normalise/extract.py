@@ -51,11 +51,13 @@ _OPEN = re.compile(r"[{\[]")
 _JSON_START = re.compile(r"""\{[ \t\n\r]*["}]|\[[ \t\n\r]*[-"0-9{\[\]tfnNI]""")
 _TOKENS = re.compile(r"""[{}\[\]()"'\\]""")
 # One step of the literal scanner: a whole quoted string (a backslash escapes the
-# character after it), a bracket, or a quote that opens a string never closed.
+# character after it), a bracket, or a quote that opens a string never closed. Each bracket
+# and quote is an alternative of its own, not a class: when every alternative opens with
+# one character, re skips ahead in C to the next of them instead of trying each position.
 _STEPS = re.compile(
     r"""'[^'\\]*(?:\\[\s\S][^'\\]*)*'"""  # a string in single quotes
     r"""|"[^"\\]*(?:\\[\s\S][^"\\]*)*\""""  # in double quotes
-    r"""|[{}\[\]()]|['"]"""
+    r"""|\{|\}|\[|\]|\(|\)|'|\""""
 )
 _CLOSERS = {"}": "{", "]": "[", ")": "("}
 
