@@ -51,11 +51,13 @@ _OPEN = re.compile(r"[{\[]")
 _JSON_START = re.compile(r"""\{[ \t\n\r]*["}]|\[[ \t\n\r]*[-"0-9{\[\]tfnNI]""")
 _TOKENS = re.compile(r"""[{}\[\]()"'\\]""")
 # One step of the literal scanner: a whole quoted string (a backslash escapes the
-# character after it), a bracket, or a quote that opens a string never closed.
+# character after it), a bracket, or a quote that opens a string never closed. Each bracket
+# and quote is an alternative of its own, not a class: when every alternative opens with
+# one character, re skips ahead in C to the next of them instead of trying each position.
 _STEPS = re.compile(
     r"""'[^'\\]*(?:\\[\s\S][^'\\]*)*'"""  # a string in single quotes
     r"""|"[^"\\]*(?:\\[\s\S][^"\\]*)*\""""  # in double quotes
-    r"""|[{}\[\]()]|['"]"""
+    r"""|\{|\}|\[|\]|\(|\)|'|\""""
 )
 _CLOSERS = {"}": "{", "]": "[", ")": "("}
 
@@ -209,28 +211,34 @@ _REASONS = (
     "Bad Gateway|Service Unavailable|Gateway Timeout|Overloaded|Client Closed Request"
 )
 # The HTTP status stated in words, most explicit forms first; matched on the lower-cased
-# words (a case-insensitive search costs several times as much).
-_STATUS_WORDS: tuple[re.Pattern[str], ...] = (
-    re.compile(
-        r"\b(?:error code|status code|status_code|statuscode|http status|http code|"
-        r"last status|status)\b\W{0,3}([1-5]\d\d)\b"
-    ),
-    re.compile(r"\bhttp(?:/\d(?:\.\d)?)?[ :]\s?([1-5]\d\d)\b"),
-    re.compile(rf"\b([1-5]\d\d)[ :(-]{{1,3}}(?:{_REASONS.lower()})\b"),
-    # Python requests: "422 Client Error: Unprocessable Entity for url: ..."
-    re.compile(r"\b([1-5]\d\d) (?:client|server) error\b"),
-    re.compile(r"\b([1-5]\d\d) status code\b"),
-    # "Error: 400 {...}", "API Error: 529 Overloaded", "ClientError: 400 INVALID_ARGUMENT",
-    # "API Error (529 {...})", "unexpected status 401"
-    re.compile(
-        r"(?:(?:error|exception|\bfailed|\bfailure|\bunexpected status)\W{0,3}|\(|\[)"
-        r"([1-5]\d\d)(?= [{\[a-z]|[.:,)\]]|$)"
-    ),
-    # a status that ends the text after a colon: "Failed to list models: 403"
-    re.compile(r": ([1-5]\d\d)\s*$"),
-    # a status at the very start: "429 {...}", "503 UNAVAILABLE. {...}"
-    re.compile(r"^\W{0,4}([1-5]\d\d)(?= [{\[a-z(]|:|$)"),
+# words (a case-insensitive search costs several times as much). A search opening with \b
+# tries every position in turn, so each is tried only where the words it needs are present,
+# and from where its match can first open (see _status_match).
+_STATUS_NAMED = re.compile(
+    r"\b(?:error code|status code|status_code|statuscode|http status|http code|"
+    r"last status|status)\b\W{0,3}([1-5]\d\d)\b"
 )
+_STATUS_HTTP = re.compile(r"\bhttp(?:/\d(?:\.\d)?)?[ :]\s?([1-5]\d\d)\b")
+_STATUS_REASON = re.compile(rf"\b([1-5]\d\d)[ :(-]{{1,3}}(?:{_REASONS.lower()})\b")
+# Python requests: "422 Client Error: Unprocessable Entity for url: ..."
+_STATUS_REQUESTS = re.compile(r"\b([1-5]\d\d) (?:client|server) error\b")
+_STATUS_CODE_AFTER = re.compile(r"\b([1-5]\d\d) status code\b")
+# "Error: 400 {...}", "API Error: 529 Overloaded", "ClientError: 400 INVALID_ARGUMENT",
+# "API Error (529 {...})", "unexpected status 401"
+_AFTER_ERROR = r"([1-5]\d\d)(?= [{\[a-z]|[.:,)\]]|$)"
+_STATUS_AFTER_ERROR = re.compile(
+    r"(?:(?:error|exception|\bfailed|\bfailure|\bunexpected status)\W{0,3}|\(|\[)" + _AFTER_ERROR
+)
+# The same without the alternatives that open with \b, for words that hold none of theirs:
+# it finds the same match, and re can skip ahead to the letters and brackets it opens with.
+_STATUS_AFTER_ERROR_PLAIN = re.compile(r"(?:(?:error|exception)\W{0,3}|\(|\[)" + _AFTER_ERROR)
+# a status that ends the text after a colon: "Failed to list models: 403"
+_STATUS_AT_END = re.compile(r": ([1-5]\d\d)\s*$")
+# a status at the very start: "429 {...}", "503 UNAVAILABLE. {...}"
+_STATUS_AT_START = re.compile(r"^\W{0,4}([1-5]\d\d)(?= [{\[a-z(]|:|$)")
+# Three digits a status could be: every form above holds them. Opening with a character
+# class, this search skips ahead in C (a lookbehind first would try every position).
+_DIGITS = re.compile(r"[1-5]\d\d")
 # gRPC status names, as words in a text (case matters: "INTERNAL", not "internal").
 _GRPC = frozenset(
     {
@@ -263,7 +271,6 @@ _EXCEPTION_ENDS = (
 )
 # Some letters one of those names must hold: an exception class's ending, a gRPC name.
 _NAME_HINT = re.compile("|".join(_EXCEPTION_ENDS + tuple(sorted(_GRPC))))
-_NUMBER = re.compile(r"(?<!\d)[1-5]\d\d(?!\d)")
 _URL = re.compile(r"\b(?:https?|wss?)://([^\s/\"'<>)\]]+)[^\s\"'<>)\]]*", re.IGNORECASE)
 _FRAME = re.compile(r"^[ \t]+(?:at [^\n]*|File \"[^\n]*)$\n?", re.MULTILINE)
 
@@ -322,14 +329,72 @@ def names_in(text: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def _status_in_words(text: str) -> int | None:
-    if _NUMBER.search(text) is None:
+    if _DIGITS.search(text) is None:
+        return None  # no status number at all: most texts
+    m = _status_match(text.lower())
+    return int(m.group(1)) if m is not None else None
+
+
+def _status_match(low: str) -> re.Match[str] | None:
+    """The match of the first status form that matches the lower-cased words.
+
+    The same as searching with each form in turn: a form is skipped only when words it
+    cannot match without are absent, and searched from no later than its first match can
+    open (a search from a position finds the first match opening there or after).
+    """
+    digits = _DIGITS.search(low)
+    if digits is None:
         return None
-    low = text.lower()
-    for p in _STATUS_WORDS:
-        m = p.search(low)
+    named = [i for i in (low.find("status"), low.find("code")) if i >= 0]
+    if named:  # each name ends in "status" or "code", at most 6 characters in ("error code")
+        m = _STATUS_NAMED.search(low, max(0, min(named) - 6))
         if m is not None:
-            return int(m.group(1))
-    return None
+            return m
+    http = low.find("http")
+    if http >= 0:  # the match opens at "http"
+        m = _STATUS_HTTP.search(low, http)
+        if m is not None:
+            return m
+    # These open at the status number, so no earlier than the first three digits.
+    m = _STATUS_REASON.search(low, digits.start())
+    if m is not None:
+        return m
+    if "client error" in low or "server error" in low:
+        m = _STATUS_REQUESTS.search(low, digits.start())
+        if m is not None:
+            return m
+    if "status code" in low:
+        m = _STATUS_CODE_AFTER.search(low, digits.start())
+        if m is not None:
+            return m
+    if "fail" in low or "unexpected status" in low:
+        m = _STATUS_AFTER_ERROR.search(low)
+    else:
+        m = _STATUS_AFTER_ERROR_PLAIN.search(low)
+    if m is not None:
+        return m
+    return _STATUS_AT_END.search(low) or _STATUS_AT_START.match(low)  # "^": the start only
+
+
+def _hosts(text: str) -> str:
+    """The text with each URL reduced to its host: `_URL.sub`, searching only near a "://".
+
+    A URL's "://" is 2 to 5 characters into it ("ws", "https"), so no match opens more
+    than 5 before the next "://"; a search from there finds the same match as `sub`
+    would, without trying (\\b first, case ignored) every position of the words between.
+    """
+    parts: list[str] = []
+    last = 0  # the end of the previous URL
+    at = text.find("://")
+    while at >= 0:
+        m = _URL.search(text, max(last, at - 5))
+        if m is None:
+            break  # none from here on
+        parts += (text[last : m.start()], " ", m.group(1), " ")
+        last = m.end()
+        at = text.find("://", last)
+    parts.append(text[last:])
+    return "".join(parts)
 
 
 def extract(text: str) -> Evidence:
@@ -350,7 +415,7 @@ def extract(text: str) -> Evidence:
     if "\n" in haystack and ("at " in haystack or 'File "' in haystack):
         haystack = _FRAME.sub("", haystack)
     if "://" in haystack:
-        haystack = _URL.sub(lambda m: " " + m.group(1) + " ", haystack)
+        haystack = _hosts(haystack)
     return Evidence(
         values=tuple(values),
         codes=tuple(dict.fromkeys(fields.codes)),

@@ -212,7 +212,8 @@ def _failure(
     """Text known to be a failure -> Normalised: whatever wraps it, the same evidence decides."""
     headers = headers or {}
     ev = extract(text)
-    parsed = _body(window(text).strip(), ev.values, headers)
+    seen = window(text)  # what extract read
+    parsed = _body(seen.strip(), ev.values, headers)
     found = provider or (parsed.provider if parsed is not None else None)
     if status is None:
         status = parsed.status if parsed is not None and parsed.status is not None else ev.status
@@ -222,7 +223,6 @@ def _failure(
     if retry_after is None and parsed is not None:
         retry_after = parsed.retry_after
     if retry_after is None:
-        seen = window(text)
         retry_after = retry.from_message(seen)
         if retry_after is None and message not in seen:
             retry_after = retry.from_message(message)
