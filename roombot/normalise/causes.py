@@ -528,6 +528,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bincomplete_details\W{1,12}reason\W{1,5}max_output_tokens\b",
             r"\bout of output tokens\b",
             r"\biteration limit\b",
+            r"\bstopped at \d+ (?:iterations|steps|turns|rounds|tool calls)\b",
             r"\bonly \S+ (?:reflections|iterations|steps|turns|rounds|tool calls) "
             r"(?:are )?allowed\b",
             r"\b(?:after|exceeded|more than|over) \d+ (?:sequential |consecutive )?tool "
@@ -586,6 +587,8 @@ CAUSES: tuple[Rule, ...] = (
             r"\btimed out (?:while )?connecting\b",
             r"\bcould not establish (?:a )?(?:tcp )?connection\b",
             r"\bcannot assign requested address\b",  # EADDRNOTAVAIL: no socket could be opened
+            # Go's words for a TCP socket to the provider that broke (not a pipe to a process)
+            r"\b(?:write|read) tcp\b[^\n]{0,80}?\b(?:broken pipe|connection reset)\b",
         ),
     ),
     # --- node_offline: the machine or runtime an agent runs on went away ------------------------
@@ -937,6 +940,7 @@ CAUSES: tuple[Rule, ...] = (
             r"\bun(?:handled|caught) (?:promise )?(?:exception|rejection)\b",
             r"\b(?:binary|executable|cli|claude code)\b[^.\n]{0,20}?\bnot found\b",
             r"\bno such file or directory\b",
+            r"\bnot found in (?:your |the )?path\b",  # the agent's own binary is missing
             r"\b(?:process|agent|harness|cli|subprocess|child process|acp|app-server|stdio)"
             r"\b[^.\n]{0,30}?\b(?:exited|crashed|died|terminated)\b",
             r"\bwas killed\b",
@@ -1012,6 +1016,7 @@ CAUSES: tuple[Rule, ...] = (
             r"(?-i:\bRST_STREAM\b)",
             r"\bpremature end\b",
             r"\berror sending request\b",
+            r"\bfailed to (?:execute|send|make) (?:the |an )?http request\b",
             r"\bcertificate\b[^.\n]{0,30}?\b(?:verify|verification|expired|invalid|failed)\b",
             r"\bsslerror\b",
             r"\bssl[_ ]error\b",
