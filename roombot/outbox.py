@@ -1,9 +1,11 @@
-"""The outbox: every notice the bot owes a room, durable in SQLite, and the loop that drains it.
+"""The outbox: every notice the bot owes a room, durable in its store, and the loop that drains it.
 
-`Outbox.enqueue(decision)` writes the notice and commits (synchronous=FULL)
-before it returns, so a caller may acknowledge its source afterwards. The key
-of the decision is unique: enqueueing the same decision again (a replayed
-journal after a restart) returns False and changes nothing.
+The store is a SQLite file (the embedded default) or a PostgreSQL database
+(`roombot.store`). `Outbox.enqueue(decision)` writes the notice and commits
+(SQLite's synchronous=FULL, PostgreSQL's synchronous commit) before it returns,
+so a caller may acknowledge its source afterwards. The key of the decision is
+unique: enqueueing the same decision again (a replayed journal after a restart)
+returns False and changes nothing.
 
 Each notice gets a transaction id derived from its room and key, so it is the
 same on every retry and after any restart: the homeserver answers a repeated
@@ -27,7 +29,6 @@ import hashlib
 import json
 import logging
 import random
-import sqlite3
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -38,9 +39,10 @@ from typing import Any, Protocol
 
 from cards.kinds import Kind
 from cards.shape import Attempt, Group, TurnError
-from roombot.private_files import create_dirs, private_sqlite
 from roombot.room import Card, GroupEdit, Place, React, Ref, RoomAction, Summary, Unreact
 from roombot.silence_summary import summary_content
+from roombot.store.db import Engine, PostgresDatabase, SqliteDatabase, connect
+from roombot.store.migrations import require_current
 from roombot.wakeup import wake
 
 log = logging.getLogger("roombot.outbox")
@@ -280,46 +282,45 @@ class Outbox:
     """The durable queue. Safe to use from several threads and several processes."""
 
     def __init__(self, path: str | Path) -> None:
-        self.path = Path(path)
-        private_sqlite(create_dirs(self.path.parent) / self.path.name)
-        self._db = sqlite3.connect(
-            self.path, timeout=30, isolation_level=None, check_same_thread=False
-        )
+        """Open the outbox at `path`: a SQLite file, or a PostgreSQL URL (migrated before)."""
+        self.path = path if isinstance(path, str) and "://" in path else Path(path)
+        self._db = connect(path)
         self._lock = threading.Lock()
         with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # FULL: a commit is on disk before enqueue returns, power loss included.
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._migrate()
-            self._db.executescript(_SCHEMA)
+            if isinstance(self._db, SqliteDatabase):
+                self._migrate(self._db)
+                self._db.raw.executescript(_SCHEMA)
+            else:
+                assert isinstance(self._db, PostgresDatabase)
+                require_current(self._db)
         self._listeners: list[Callable[[], None]] = []
 
-    def _migrate(self) -> None:
+    @property
+    def engine(self) -> Engine:
+        return self._db.engine
+
+    @staticmethod
+    def _migrate(db: SqliteDatabase) -> None:
         """An outbox written before answers existed: its CHECK knows only post and
         retract, and SQLite cannot change a CHECK, so the table is copied once."""
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
-            row = self._db.execute(
+        with db.transaction():
+            row = db.execute(
                 "SELECT sql FROM sqlite_master WHERE type='table' AND name='notices'"
             ).fetchone()
             if row is not None and any(f"'{a}'" not in row[0] for a in Action):
-                columns = {c[1] for c in self._db.execute("PRAGMA table_info(notices)")}
+                columns = {c[1] for c in db.execute("PRAGMA table_info(notices)").fetchall()}
                 copied = _COPIED + (", file_event_id" if "file_event_id" in columns else "")
-                self._db.execute("ALTER TABLE notices RENAME TO notices_before")
-                self._db.execute("DROP INDEX IF EXISTS notices_pending")
-                self._db.execute("DROP INDEX IF EXISTS notices_lane")
-                self._db.execute(_NOTICES)
+                db.execute("ALTER TABLE notices RENAME TO notices_before")
+                db.execute("DROP INDEX IF EXISTS notices_pending")
+                db.execute("DROP INDEX IF EXISTS notices_lane")
+                db.execute(_NOTICES)
                 # Rows already sent stay sent: no file is posted after the fact.
-                self._db.execute(
+                db.execute(
                     f"INSERT INTO notices ({copied}, sent_at) "
                     f"SELECT {copied}, sent_at FROM notices_before"
                 )
-                self._db.execute("DROP TABLE notices_before")
+                db.execute("DROP TABLE notices_before")
                 log.info("outbox migrated: the room stage's actions can be stored")
-            self._db.execute("COMMIT")
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
 
     def close(self) -> None:
         with self._lock:
@@ -396,8 +397,9 @@ class Outbox:
         body = error_to_json(error) if error is not None else json.dumps(content or {})
         with self._lock:
             cur = self._db.execute(
-                "INSERT OR IGNORE INTO notices (key, room, turn, action, error, txn_id, "
-                "enqueued_at, place, lane) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO notices (key, room, turn, action, error, txn_id, "
+                "enqueued_at, place, lane) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING",
                 (
                     key,
                     room,
@@ -423,11 +425,10 @@ class Outbox:
         an answer without its mark, nor a mark without its answer.
         """
         with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
+            with self._db.transaction():
                 cur = self._db.execute(
-                    "INSERT OR IGNORE INTO notices (key, room, turn, action, error, txn_id, "
-                    "enqueued_at) VALUES (?, ?, ?, 'answer', ?, ?, ?)",
+                    "INSERT INTO notices (key, room, turn, action, error, txn_id, "
+                    "enqueued_at) VALUES (?, ?, ?, 'answer', ?, ?, ?) ON CONFLICT DO NOTHING",
                     (
                         key,
                         room,
@@ -438,10 +439,6 @@ class Outbox:
                     ),
                 )
                 self._db.execute("UPDATE commands SET answered=1 WHERE event_id=?", (command,))
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
             added = cur.rowcount == 1
         if added:
             for listener in list(self._listeners):
@@ -452,7 +449,8 @@ class Outbox:
         """True the first time `event_id` is claimed, ever (until pruned): act on it then."""
         with self._lock:
             cur = self._db.execute(
-                "INSERT OR IGNORE INTO commands (event_id, room, claimed_at) VALUES (?, ?, ?)",
+                "INSERT INTO commands (event_id, room, claimed_at) VALUES (?, ?, ?) "
+                "ON CONFLICT DO NOTHING",
                 (event_id, room, time.time()),
             )
             return cur.rowcount == 1
@@ -471,7 +469,8 @@ class Outbox:
         sent before that are never acted on."""
         with self._lock:
             self._db.execute(
-                "INSERT OR IGNORE INTO meta (name, value) VALUES ('commands_since', ?)",
+                "INSERT INTO meta (name, value) VALUES ('commands_since', ?) "
+                "ON CONFLICT DO NOTHING",
                 (repr(now),),
             )
             row = self._db.execute("SELECT value FROM meta WHERE name='commands_since'").fetchone()
@@ -538,7 +537,7 @@ class Outbox:
         """Hold every notice of `room` (kept, not sent) until `unpark`. True if newly parked."""
         with self._lock:
             cur = self._db.execute(
-                "INSERT OR IGNORE INTO parked (room, reason, since) VALUES (?, ?, ?)",
+                "INSERT INTO parked (room, reason, since) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 (room, reason, time.time()),
             )
             return cur.rowcount == 1
@@ -634,7 +633,7 @@ class Outbox:
         with self._lock:
             rows = self._db.execute(
                 "SELECT place FROM notices WHERE action='group_edit' AND state='sent' "
-                "AND json_extract(place, '$.target') = ?",
+                f"AND {self._db.json_text('place', 'target')} = ?",
                 (target,),
             ).fetchall()
         return any(tuple(json.loads(r[0]).get("rank", ())) > rank for r in rows)

@@ -45,7 +45,6 @@ import contextlib
 import json
 import logging
 import math
-import sqlite3
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -71,10 +70,11 @@ from roombot.nodes import (
     info_from_json,
     info_to_json,
 )
-from roombot.private_files import create_dirs, private_sqlite
 from roombot.redact import Redactor
 from roombot.room import Opened, RoomAction, RoomStage
 from roombot.silences import Silence
+from roombot.store.db import PostgresDatabase, SqliteDatabase, connect, is_url
+from roombot.store.migrations import require_current
 from roombot.turns import CLOSED, TurnMachine, TurnState, TurnView
 from roombot.wakeup import wake
 
@@ -196,7 +196,8 @@ class Pipeline:
         silences: Callable[[], Sequence[Silence]] = tuple,
         prune_silences: Callable[[float], object] | None = None,
     ) -> None:
-        self.path = Path(journal_path)
+        # A SQLite file, or the PostgreSQL URL that the whole deployment shares.
+        self.path: str | Path = journal_path if is_url(journal_path) else Path(journal_path)
         # The room stage after the rules (roombot.room): rebuilt by the same replay, so
         # it answers the replayed decisions with the same actions (same keys).
         self.room = room if room is not None else RoomStage()
@@ -213,9 +214,9 @@ class Pipeline:
         self.clock = clock
         self.max_group = max_group
         self.prune_every = prune_every
-        # One thread owns the SQLite connection: commits never block the event loop.
+        # One thread owns the connection: commits never block the event loop.
         self._io = ThreadPoolExecutor(max_workers=1, thread_name_prefix="journal")
-        self._db: sqlite3.Connection | None = None
+        self._db: SqliteDatabase | PostgresDatabase | None = None
         self._queue: asyncio.Queue[_Pending] = asyncio.Queue()
         self._engine: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
@@ -382,11 +383,11 @@ class Pipeline:
     # -- the journal (runs on the journal thread) --------------------------------
 
     def _open_db(self) -> list[tuple[str, float, str | None]]:
-        private_sqlite(create_dirs(self.path.parent) / self.path.name)
-        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")  # a commit is on disk before the 202
-        db.executescript(_SCHEMA)
+        db = connect(self.path)
+        if isinstance(db, SqliteDatabase):
+            db.raw.executescript(_SCHEMA)
+        else:
+            require_current(db)
         self._db = db
         self._stored_nodes = [
             NodeState(
@@ -402,9 +403,9 @@ class Pipeline:
             for node, source, rooms, info, last_seen, online, since in db.execute(
                 "SELECT node, source, rooms, info, last_seen, online, since FROM nodes "
                 "ORDER BY node"
-            )
+            ).fetchall()
         ]
-        return list(db.execute("SELECT kind, now, body FROM journal ORDER BY seq"))
+        return db.execute("SELECT kind, now, body FROM journal ORDER BY seq").fetchall()
 
     def _commit(
         self,
@@ -416,8 +417,7 @@ class Pipeline:
         db = self._db
         assert db is not None
         out: list[list[Ack]] = []
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with db.transaction():
             for t in ticks:
                 db.execute("INSERT INTO journal (kind, now) VALUES ('tick', ?)", (t,))
             for events in groups:
@@ -426,7 +426,7 @@ class Pipeline:
                     duplicate = False
                     if ev.event_id is not None:
                         cur = db.execute(
-                            "INSERT OR IGNORE INTO seen (event_id, now) VALUES (?, ?)",
+                            "INSERT INTO seen (event_id, now) VALUES (?, ?) ON CONFLICT DO NOTHING",
                             (ev.event_id, now),
                         )
                         duplicate = cur.rowcount == 0
@@ -438,24 +438,22 @@ class Pipeline:
                     acks.append(Ack(ev.event_id, ev.turn, duplicate))
                 out.append(acks)
             self._write_nodes(db, nodes)
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         return out
 
     @staticmethod
-    def _write_nodes(db: sqlite3.Connection, nodes: Sequence[NodeState]) -> None:
+    def _write_nodes(db: SqliteDatabase | PostgresDatabase, nodes: Sequence[NodeState]) -> None:
         db.executemany(
-            "INSERT OR REPLACE INTO nodes (node, source, rooms, info, last_seen, online, since) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO nodes (node, source, rooms, info, last_seen, online, since) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (node) DO UPDATE SET "
+            "source = excluded.source, rooms = excluded.rooms, info = excluded.info, "
+            "last_seen = excluded.last_seen, online = excluded.online, since = excluded.since",
             [_node_row(s) for s in nodes],
         )
 
     def _write_ticks(self, ticks: list[float]) -> None:
         db = self._db
         assert db is not None
-        with db:
+        with db.transaction():
             db.executemany(
                 "INSERT INTO journal (kind, now) VALUES ('tick', ?)", [(t,) for t in ticks]
             )
@@ -463,8 +461,7 @@ class Pipeline:
     def _prune(self, turns: list[str], now: float) -> int:
         db = self._db
         assert db is not None
-        db.execute("BEGIN IMMEDIATE")
-        try:
+        with db.transaction():
             deleted = 0
             for turn in turns:
                 deleted += db.execute("DELETE FROM journal WHERE turn = ?", (turn,)).rowcount
@@ -476,13 +473,9 @@ class Pipeline:
             # A tick before the oldest event left changes nothing the replay rebuilds.
             deleted += db.execute(
                 "DELETE FROM journal WHERE kind = 'tick' AND seq < "
-                "(SELECT COALESCE(MIN(seq), 1 << 62) FROM journal WHERE kind = 'event')"
+                "(SELECT COALESCE(MIN(seq), 4611686018427387904) FROM journal WHERE kind = 'event')"
             ).rowcount
             db.execute("DELETE FROM seen WHERE now < ?", (now - self.horizon,))
-            db.execute("COMMIT")
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
         return deleted
 
     def _flush_and_close(self, nodes: Sequence[NodeState] = ()) -> None:
@@ -492,7 +485,7 @@ class Pipeline:
             self._write_ticks(self._ticks)
             self._ticks = []
         if nodes:
-            with self._db:
+            with self._db.transaction():
                 self._write_nodes(self._db, nodes)
         self._db.close()
         self._db = None

@@ -25,15 +25,15 @@ import hashlib
 import json
 import logging
 import re
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Collection, Iterable
 from pathlib import Path
 from typing import Any, Final
 
-from roombot.private_files import create_dirs, private_sqlite
 from roombot.silences import Silence
+from roombot.store.db import SqliteDatabase, connect, is_url
+from roombot.store.migrations import require_current
 
 log = logging.getLogger("roombot.silences")
 
@@ -84,22 +84,21 @@ def _silence(row: tuple[Any, ...]) -> Silence:
 
 
 class SilenceStore:
-    """The silences not yet pruned, durable in SQLite and mirrored in memory."""
+    """The silences not yet pruned, durable in the store (the outbox's SQLite file, or
+    PostgreSQL) and mirrored in memory."""
 
     def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
-        self.path = Path(path)
+        self.path: str | Path = path if is_url(path) else Path(path)
         self.clock = clock
-        private_sqlite(create_dirs(self.path.parent) / self.path.name)
-        self._db = sqlite3.connect(
-            self.path, timeout=30, isolation_level=None, check_same_thread=False
-        )
+        # Committed before the room is told (SQLite's synchronous=FULL, or PostgreSQL's).
+        self._db = connect(path)
         self._lock = threading.Lock()
         self._listeners: list[Callable[[], None]] = []
         with self._lock:
-            self._db.execute("PRAGMA journal_mode=WAL")
-            # FULL: a silence the room is told about is on disk first, power loss included.
-            self._db.execute("PRAGMA synchronous=FULL")
-            self._db.execute(_SCHEMA)
+            if isinstance(self._db, SqliteDatabase):
+                self._db.execute(_SCHEMA)
+            else:
+                require_current(self._db)
             rows = self._db.execute(f"SELECT {_COLUMNS} FROM silences ORDER BY seq").fetchall()
         kept: list[Silence] = []
         self._commands: dict[str, str] = {}  # command event id -> silence id
@@ -171,14 +170,10 @@ class SilenceStore:
                     return found
             starts = self.clock()
             taken = {s.id for s in self._silences}
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
+            with self._db.transaction():
                 seed = command
                 if seed is None:
-                    row = self._db.execute(
-                        "SELECT seq FROM sqlite_sequence WHERE name='silences'"
-                    ).fetchone()
-                    seed = f"#{(row[0] if row else 0) + 1}@{starts!r}"
+                    seed = f"#{self._db.last_seq('silences') + 1}@{starts!r}"
                 attempt = 0
                 while True:
                     sid = silence_id(seed, attempt)
@@ -209,10 +204,6 @@ class SilenceStore:
                         by,
                     ),
                 )
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
             self._silences = _ordered((*self._silences, silence))
             if command is not None:
                 self._commands[command] = sid
@@ -254,13 +245,8 @@ class SilenceStore:
             gone = [s for s in self._silences if s.until < before]
             if not gone:
                 return 0
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
+            with self._db.transaction():
                 self._db.executemany("DELETE FROM silences WHERE id=?", [(s.id,) for s in gone])
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
             ids = {s.id for s in gone}
             self._silences = tuple(s for s in self._silences if s.id not in ids)
             self._commands = {c: i for c, i in self._commands.items() if i not in ids}

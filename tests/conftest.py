@@ -4,6 +4,10 @@
 per test (`synapse.register_user(unique_name("bot"))`) so tests do not share rooms.
 `synapse_factory`: a private server for tests that stop or kill it; stopped and
 removed at the end of the test.
+`pg`: one session-wide throwaway PostgreSQL cluster (Debian's server, on a socket).
+`stores`: where a test keeps the bot's state, once on each engine: `stores(name)`
+is a SQLite file of that name, or one fresh, migrated PostgreSQL database's URL
+(every part shares it there); `store_at` is `stores("state.sqlite3")`.
 """
 
 from __future__ import annotations
@@ -11,10 +15,15 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from roombot.store.db import PostgresDatabase
+from roombot.store.migrations import migrate
+from roombot.store.pgcluster import PgCluster
 from tests.synapse import DevServer
 
 _counter = itertools.count()
@@ -33,6 +42,49 @@ def synapse() -> Iterator[DevServer]:
         yield server
     finally:
         server.cleanup()
+
+
+@pytest.fixture(scope="session")
+def pg() -> Iterator[PgCluster]:
+    cluster = PgCluster.temporary()
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.cleanup()
+
+
+def fresh_database(cluster: PgCluster) -> str:
+    """A new database on `cluster` with roombot's schema; its URL."""
+    url = cluster.create_database(unique_name("t"))
+    db = PostgresDatabase(url)
+    try:
+        migrate(db)
+    finally:
+        db.close()
+    return url
+
+
+@dataclass(frozen=True)
+class Stores:
+    engine: str
+    root: Path
+    url: str | None = None
+
+    def __call__(self, name: str) -> str | Path:
+        return self.url if self.url is not None else self.root / name
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Stores:
+    if request.param == "sqlite":
+        return Stores("sqlite", tmp_path)
+    return Stores("postgresql", tmp_path, fresh_database(request.getfixturevalue("pg")))
+
+
+@pytest.fixture
+def store_at(stores: Stores) -> str | Path:
+    return stores("state.sqlite3")
 
 
 @pytest.fixture

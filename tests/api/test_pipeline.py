@@ -1,4 +1,5 @@
-"""The pipeline on a real SQLite journal: restarts, kills, ticks, pruning, group commit."""
+"""The pipeline on a real journal, SQLite and PostgreSQL: restarts, kills, ticks, pruning,
+group commit."""
 
 from __future__ import annotations
 
@@ -19,15 +20,16 @@ from roombot.turns import TurnMachine, TurnRules
 from tests.api.conftest import RULES, TOKENS, failed_end, started
 from tests.api.serve_api import KILL_RULES
 from tests.api.test_api import wait_for
+from tests.conftest import Stores
 
 
 async def test_a_new_pipeline_on_the_same_journal_acts_on_events_acked_before(
-    tmp_path: Path,
+    stores: Stores,
 ) -> None:
     """Acked, then stopped before the rules decided: the next pipeline decides."""
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    outbox = Outbox(stores("outbox.sqlite3"))
     slow = TurnRules(settle=2.0)
-    first = Pipeline(tmp_path / "j.sqlite3", TurnMachine(slow), outbox)
+    first = Pipeline(stores("j.sqlite3"), TurnMachine(slow), outbox)
     await first.start()
     acks = await first.accept(
         [parse_event(started("r1", event_id="s")), parse_event(failed_end("r1", event_id="e"))]
@@ -36,7 +38,7 @@ async def test_a_new_pipeline_on_the_same_journal_acts_on_events_acked_before(
     await first.stop()  # within the settle window: no decision yet
     assert outbox.get("r1/post") is None
 
-    second = Pipeline(tmp_path / "j.sqlite3", TurnMachine(slow), outbox)
+    second = Pipeline(stores("j.sqlite3"), TurnMachine(slow), outbox)
     await second.start()
     assert second.replayed == 2
     assert second.room_of("r1") is not None
@@ -47,7 +49,7 @@ async def test_a_new_pipeline_on_the_same_journal_acts_on_events_acked_before(
     await second.stop()
 
     # A third start re-derives the same decision: the outbox holds it once.
-    third = Pipeline(tmp_path / "j.sqlite3", TurnMachine(slow), outbox)
+    third = Pipeline(stores("j.sqlite3"), TurnMachine(slow), outbox)
     await third.start()
     await asyncio.sleep(0.1)
     assert third.counts["decisions"] == 1 and third.counts["enqueued"] == 0
@@ -56,10 +58,17 @@ async def test_a_new_pipeline_on_the_same_journal_acts_on_events_acked_before(
     outbox.close()
 
 
-async def test_a_bot_killed_right_after_the_202_still_acts_on_the_events(tmp_path: Path) -> None:
+async def test_a_bot_killed_right_after_the_202_still_acts_on_the_events(
+    tmp_path: Path, stores: Stores
+) -> None:
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "tests.api.serve_api", str(tmp_path), env=env
+        sys.executable,
+        "-m",
+        "tests.api.serve_api",
+        str(tmp_path),
+        *([stores.url] if stores.url else []),
+        env=env,
     )
     try:
         port_file = tmp_path / "port"
@@ -76,9 +85,9 @@ async def test_a_bot_killed_right_after_the_202_still_acts_on_the_events(tmp_pat
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    outbox = Outbox(stores("outbox.sqlite3"))
     assert outbox.get("k1/post") is None  # the dead process had not decided yet
-    pipeline = Pipeline(tmp_path / "journal.sqlite3", TurnMachine(KILL_RULES), outbox)
+    pipeline = Pipeline(stores("journal.sqlite3"), TurnMachine(KILL_RULES), outbox)
     await pipeline.start()
     try:
         assert pipeline.replayed == 2
@@ -91,11 +100,11 @@ async def test_a_bot_killed_right_after_the_202_still_acts_on_the_events(tmp_pat
 
 
 async def test_decisions_made_by_a_tick_are_replayed_without_a_second_notice(
-    tmp_path: Path,
+    stores: Stores,
 ) -> None:
     """A turn that ends with no answer and no reason is decided by the grace timer."""
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
-    p = Pipeline(tmp_path / "j.sqlite3", TurnMachine(RULES), outbox)
+    outbox = Outbox(stores("outbox.sqlite3"))
+    p = Pipeline(stores("j.sqlite3"), TurnMachine(RULES), outbox)
     await p.start()
     await p.accept(
         parse_batch(
@@ -109,7 +118,7 @@ async def test_decisions_made_by_a_tick_are_replayed_without_a_second_notice(
     )
     await wait_for(lambda: outbox.get("q1/post") is not None)
     await p.stop()
-    p2 = Pipeline(tmp_path / "j.sqlite3", TurnMachine(RULES), outbox)
+    p2 = Pipeline(stores("j.sqlite3"), TurnMachine(RULES), outbox)
     await p2.start()
     await asyncio.sleep(0.3)
     status = p2.status("q1")
@@ -121,13 +130,13 @@ async def test_decisions_made_by_a_tick_are_replayed_without_a_second_notice(
 
 
 async def test_journal_rows_of_turns_decided_beyond_the_horizon_are_dropped(
-    tmp_path: Path,
+    stores: Stores,
 ) -> None:
     clock = [1_000_000.0]
     rules = TurnRules(settle=0.0, grace=0.0, dedup_horizon=100.0)
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    outbox = Outbox(stores("outbox.sqlite3"))
     p = Pipeline(
-        tmp_path / "j.sqlite3", TurnMachine(rules), outbox, clock=lambda: clock[0], prune_every=0.05
+        stores("j.sqlite3"), TurnMachine(rules), outbox, clock=lambda: clock[0], prune_every=0.05
     )
     await p.start()
     await p.accept(parse_batch({"events": [started("old"), failed_end("old")]}))
@@ -145,16 +154,16 @@ async def test_journal_rows_of_turns_decided_beyond_the_horizon_are_dropped(
     assert await p.journal_size() == 1
     assert p.room_of("running") is not None
     await p.stop()
-    p2 = Pipeline(tmp_path / "j.sqlite3", TurnMachine(rules), outbox, clock=lambda: clock[0])
+    p2 = Pipeline(stores("j.sqlite3"), TurnMachine(rules), outbox, clock=lambda: clock[0])
     await p2.start()
     assert p2.replayed == 1 and p2.status("running") is not None
     await p2.stop()
     outbox.close()
 
 
-async def test_concurrent_posts_share_commits_and_all_are_durable(tmp_path: Path) -> None:
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
-    p = Pipeline(tmp_path / "j.sqlite3", TurnMachine(RULES), outbox)
+async def test_concurrent_posts_share_commits_and_all_are_durable(stores: Stores) -> None:
+    outbox = Outbox(stores("outbox.sqlite3"))
+    p = Pipeline(stores("j.sqlite3"), TurnMachine(RULES), outbox)
     await p.start()
     t0 = time.monotonic()
     results = await asyncio.gather(
@@ -168,11 +177,11 @@ async def test_concurrent_posts_share_commits_and_all_are_durable(tmp_path: Path
     outbox.close()
 
 
-async def test_turns_the_rules_forgot_leave_the_journal_too(tmp_path: Path) -> None:
+async def test_turns_the_rules_forgot_leave_the_journal_too(stores: Stores) -> None:
     """The rules keep at most max_remembered closed turns; the journal follows them."""
     rules = TurnRules(settle=0.0, grace=0.0, max_remembered=2)
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
-    p = Pipeline(tmp_path / "j.sqlite3", TurnMachine(rules), outbox, prune_every=0.05)
+    outbox = Outbox(stores("outbox.sqlite3"))
+    p = Pipeline(stores("j.sqlite3"), TurnMachine(rules), outbox, prune_every=0.05)
     await p.start()
     for i in range(5):
         ended = {"type": "turn.ended", "turn": f"z{i}", "stop_reason": "end_turn"}
@@ -185,11 +194,11 @@ async def test_turns_the_rules_forgot_leave_the_journal_too(tmp_path: Path) -> N
     outbox.close()
 
 
-async def test_a_turn_failed_by_its_harness_exiting_reads_as_decided(tmp_path: Path) -> None:
+async def test_a_turn_failed_by_its_harness_exiting_reads_as_decided(stores: Stores) -> None:
     # The machine keeps such a turn to retract its card if it recovers; to a
     # source reading the turn back it is decided all the same: a card went out.
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
-    p = Pipeline(tmp_path / "j.sqlite3", TurnMachine(RULES), outbox)
+    outbox = Outbox(stores("outbox.sqlite3"))
+    p = Pipeline(stores("j.sqlite3"), TurnMachine(RULES), outbox)
     await p.start()
     exited = {"type": "harness.exited", "harness": "codex", "error": {"exit": {"code": 1}}}
     await p.accept(parse_batch({"events": [started("x1"), exited]}))

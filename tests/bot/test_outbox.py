@@ -1,4 +1,4 @@
-"""The outbox on its own: durable, idempotent, ordered per room, retry policy honoured.
+"""The outbox on its own, on each engine: durable, idempotent, ordered per room, retries.
 
 Delivery here is a scripted function (the Matrix side is tested against a real
 Synapse in test_delivery.py); what is under test is the queue and the courier.
@@ -50,8 +50,8 @@ def test_error_round_trips_through_storage() -> None:
     assert error_from_json(error_to_json(e)) == e
 
 
-def test_enqueue_is_idempotent_and_durable(tmp_path: Path) -> None:
-    path = tmp_path / "o.sqlite3"
+def test_enqueue_is_idempotent_and_durable(store_at: str | Path) -> None:
+    path = store_at
     box = Outbox(path)
     assert box.enqueue(Post("!r", "t1", err())) is True
     assert box.enqueue(Post("!r", "t1", err("other words"))) is False
@@ -67,8 +67,8 @@ def test_enqueue_is_idempotent_and_durable(tmp_path: Path) -> None:
     assert again.depth() == 2
 
 
-def test_head_is_oldest_pending_of_that_room(tmp_path: Path) -> None:
-    box = Outbox(tmp_path / "o.sqlite3")
+def test_head_is_oldest_pending_of_that_room(store_at: str | Path) -> None:
+    box = Outbox(store_at)
     for i in range(3):
         box.enqueue(Post("!a", f"a{i}", err()))
         box.enqueue(Post("!b", f"b{i}", err()))
@@ -101,8 +101,8 @@ async def _drain(courier: Courier, until: float = 10.0) -> None:
     await asyncio.wait_for(task, 10)
 
 
-async def test_courier_keeps_room_order_through_failures(tmp_path: Path) -> None:
-    box = Outbox(tmp_path / "o.sqlite3")
+async def test_courier_keeps_room_order_through_failures(store_at: str | Path) -> None:
+    box = Outbox(store_at)
     for i in range(20):
         box.enqueue(Post("!a", f"a{i:02}", err()))
         box.enqueue(Post("!b", f"b{i:02}", err()))
@@ -129,8 +129,8 @@ async def test_courier_keeps_room_order_through_failures(tmp_path: Path) -> None
     assert len(calls) == 40 + courier.stats.retries
 
 
-async def test_rate_limit_waits_retry_after(tmp_path: Path) -> None:
-    box = Outbox(tmp_path / "o.sqlite3")
+async def test_rate_limit_waits_retry_after(store_at: str | Path) -> None:
+    box = Outbox(store_at)
     box.enqueue(Post("!a", "t", err()))
     times: list[float] = []
 
@@ -144,8 +144,8 @@ async def test_rate_limit_waits_retry_after(tmp_path: Path) -> None:
     assert courier.stats.rate_limit_waits == 1
 
 
-async def test_gone_room_is_parked_and_others_flow(tmp_path: Path) -> None:
-    box = Outbox(tmp_path / "o.sqlite3")
+async def test_gone_room_is_parked_and_others_flow(store_at: str | Path) -> None:
+    box = Outbox(store_at)
     for i in range(3):
         box.enqueue(Post("!gone", f"g{i}", err()))
         box.enqueue(Post("!ok", f"k{i}", err()))
@@ -166,8 +166,8 @@ async def test_gone_room_is_parked_and_others_flow(tmp_path: Path) -> None:
     assert box.unpark("!gone") and box.rooms_with_work() == ["!gone"]
 
 
-def test_prune_forgets_only_settled_rows(tmp_path: Path) -> None:
-    box = Outbox(tmp_path / "o.sqlite3")
+def test_prune_forgets_only_settled_rows(store_at: str | Path) -> None:
+    box = Outbox(store_at)
     box.enqueue(Post("!a", "old", err()))
     box.enqueue(Post("!a", "pending", err()))
     old = box.get("old/post")
@@ -179,9 +179,9 @@ def test_prune_forgets_only_settled_rows(tmp_path: Path) -> None:
 
 
 async def test_a_long_message_file_follows_its_card_once_before_the_next_notice(
-    tmp_path: Path,
+    store_at: str | Path,
 ) -> None:
-    box = Outbox(tmp_path / "o.sqlite3")
+    box = Outbox(store_at)
     box.enqueue(Post("!a", "long", err()))
     box.enqueue(Post("!a", "next", err()))
     box.enqueue(Retract("!a", "long", err()))
@@ -209,14 +209,14 @@ async def test_a_long_message_file_follows_its_card_once_before_the_next_notice(
     assert [s[0] for s in sends] == ["long", "long", "next", "long"]
     assert sends[1] == ("long", post.file_txn_id, "$long-post")  # a reply to the card
     assert len({s[1] for s in sends}) == 4  # the file has its own transaction id
-    assert post.file_txn_id == Outbox(tmp_path / "o.sqlite3").get("long/post").file_txn_id  # type: ignore[union-attr]
+    assert post.file_txn_id == Outbox(store_at).get("long/post").file_txn_id  # type: ignore[union-attr]
     retract = box.get("long/retract")
     assert retract is not None and retract.file_event_id is None  # an edit posts no file
     assert courier.stats.sent == 3 and courier.stats.retries == 1
 
 
-def test_a_card_sent_with_its_file_owed_is_still_owed_after_a_restart(tmp_path: Path) -> None:
-    path = tmp_path / "o.sqlite3"
+def test_a_card_sent_with_its_file_owed_is_still_owed_after_a_restart(store_at: str | Path) -> None:
+    path = store_at
     box = Outbox(path)
     box.enqueue(Post("!a", "long", err()))
     head = box.head("!a")
@@ -272,3 +272,23 @@ def test_an_outbox_file_from_before_file_events_is_migrated(tmp_path: Path) -> N
     assert up is not None and up.key == "up/post" and not up.owes_file  # its card goes first
     assert box.mark_sent(up.seq, "$up") is False
     assert box.head("!a").owes_file  # type: ignore[union-attr]
+
+
+def test_a_group_card_edit_knows_when_a_later_state_is_in_the_room(store_at: str | Path) -> None:
+    box = Outbox(store_at)
+    for count in (2, 3):
+        box.add(
+            key=f"group:t/edit/{count}",
+            room="!a",
+            turn="t",
+            action=Action.GROUP_EDIT,
+            error=err(),
+            place={"target": "$group", "rank": [0, count, 0]},
+        )
+    later = box.get("group:t/edit/3")
+    assert later is not None
+    assert not box.fresher_edit_sent("$group", (0, 2, 0))  # nothing sent yet
+    box.mark_sent(later.seq, "$edit3")
+    assert box.fresher_edit_sent("$group", (0, 2, 0))  # the replayed older state is not sent
+    assert not box.fresher_edit_sent("$group", (0, 3, 0))
+    assert not box.fresher_edit_sent("$other", (0, 0, 0))  # another group card's edits

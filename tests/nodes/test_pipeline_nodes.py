@@ -1,12 +1,10 @@
-"""Heartbeats through the real pipeline (SQLite journal and outbox, real turn rules): a
+"""Heartbeats through the real pipeline (journal and outbox on each engine, real turn rules): a
 silent node's open turns get their cards, node.offline is journalled like any event, and
 a restart neither forgets a node that died while the bot was down nor repeats an outage."""
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
-from pathlib import Path
 
 import pytest
 
@@ -15,9 +13,11 @@ from roombot.events import parse_event
 from roombot.nodes import NodeClaimed, NodeInfo
 from roombot.outbox import Outbox
 from roombot.pipeline import Pipeline, Unavailable
+from roombot.store.db import connect
 from roombot.turns import TurnMachine, TurnRules
 from tests.api.conftest import OTHER, ROOM, started
 from tests.api.test_api import wait_for
+from tests.conftest import Stores
 
 RULES = TurnRules(grace=0.2, settle=0.2)
 INFO = NodeInfo(interval=0.1, harnesses={"pi": None}, reporters={"pi": True}, version="0.4.0")
@@ -33,29 +33,29 @@ class Clock:
         return self.now
 
 
-def pipeline(path: Path, outbox: Outbox, clock: Clock, offline_after: float = 5.0) -> Pipeline:
+def pipeline(stores: Stores, outbox: Outbox, clock: Clock, offline_after: float = 5.0) -> Pipeline:
     return Pipeline(
-        path / "j.sqlite3", TurnMachine(RULES), outbox, clock=clock, offline_after=offline_after
+        stores("j.sqlite3"), TurnMachine(RULES), outbox, clock=clock, offline_after=offline_after
     )
 
 
-def journal_offline_rows(path: Path) -> list[str]:
-    db = sqlite3.connect(path / "j.sqlite3")
+def journal_offline_rows(stores: Stores) -> list[str]:
+    db = connect(stores("j.sqlite3"))
     try:
         rows = db.execute(
             "SELECT body FROM journal WHERE body LIKE '%\"node.offline\"%' ORDER BY seq"
-        )
+        ).fetchall()
         return [r[0] for r in rows]
     finally:
         db.close()
 
 
 async def test_a_silent_node_fails_its_open_turns_once_and_the_state_is_stored(
-    tmp_path: Path,
+    stores: Stores,
 ) -> None:
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    outbox = Outbox(stores("outbox.sqlite3"))
     clock = Clock()
-    p = pipeline(tmp_path, outbox, clock)
+    p = pipeline(stores, outbox, clock)
     with pytest.raises(Unavailable):
         p.heartbeat("gpu-1", INFO, source="ops")
     await p.start()
@@ -77,13 +77,13 @@ async def test_a_silent_node_fails_its_open_turns_once_and_the_state_is_stored(
     assert outbox.get("c/post") is None
     [state] = [s for s in p.node_states() if s.node == "gpu-1"]
     assert not state.online
-    assert len(journal_offline_rows(tmp_path)) == 1
+    assert len(journal_offline_rows(stores)) == 1
     await p.stop()
 
     # Restarted long after: gpu-1 stays offline without a second event; gpu-2, which
     # died while the bot was down, goes offline offline_after after the start.
     clock.now += 1000.0
-    again = pipeline(tmp_path, outbox, clock)
+    again = pipeline(stores, outbox, clock)
     await again.start()
     states = {s.node: s for s in again.node_states()}
     assert not states["gpu-1"].online and states["gpu-2"].online
@@ -91,20 +91,20 @@ async def test_a_silent_node_fails_its_open_turns_once_and_the_state_is_stored(
     clock.now += 4.9
     again.heartbeat("gpu-3", INFO, source="ops")
     await asyncio.sleep(0.2)
-    assert len(journal_offline_rows(tmp_path)) == 1
+    assert len(journal_offline_rows(stores)) == 1
     clock.now += 0.2
     again.heartbeat("gpu-3", INFO, source="ops")
     await wait_for(lambda: outbox.get("c/post") is not None)
-    rows = journal_offline_rows(tmp_path)
+    rows = journal_offline_rows(stores)
     assert len(rows) == 2 and '"gpu-2"' in rows[1]
     await again.stop()
     outbox.close()
 
 
-async def test_a_node_back_online_recovers_a_turn_that_then_ends_well(tmp_path: Path) -> None:
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
+async def test_a_node_back_online_recovers_a_turn_that_then_ends_well(stores: Stores) -> None:
+    outbox = Outbox(stores("outbox.sqlite3"))
     clock = Clock()
-    p = pipeline(tmp_path, outbox, clock)
+    p = pipeline(stores, outbox, clock)
     await p.start()
     p.heartbeat("gpu-1", INFO, source="ops")
     await p.accept([parse_event(started("a", node="gpu-1", event_id="a-s"))])
@@ -126,9 +126,9 @@ async def test_a_node_back_online_recovers_a_turn_that_then_ends_well(tmp_path: 
     outbox.close()
 
 
-async def test_a_node_held_by_one_source_is_refused_to_another(tmp_path: Path) -> None:
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
-    p = pipeline(tmp_path, outbox, Clock())
+async def test_a_node_held_by_one_source_is_refused_to_another(stores: Stores) -> None:
+    outbox = Outbox(stores("outbox.sqlite3"))
+    p = pipeline(stores, outbox, Clock())
     await p.start()
     p.heartbeat("gpu-1", INFO, source="hub")
     with pytest.raises(NodeClaimed):
@@ -138,11 +138,11 @@ async def test_a_node_held_by_one_source_is_refused_to_another(tmp_path: Path) -
 
 
 async def test_the_node_of_a_source_allowed_one_room_ends_only_that_rooms_turns(
-    tmp_path: Path,
+    stores: Stores,
 ) -> None:
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    outbox = Outbox(stores("outbox.sqlite3"))
     clock = Clock()
-    p = pipeline(tmp_path, outbox, clock)
+    p = pipeline(stores, outbox, clock)
     await p.start()
     p.heartbeat("gpu-1", INFO, source="hub", rooms=frozenset({ROOM}))
     await p.accept(
@@ -159,7 +159,7 @@ async def test_the_node_of_a_source_allowed_one_room_ends_only_that_rooms_turns(
     status = p.status("theirs")
     assert status is not None and status.state == "open"
     await p.stop()
-    again = pipeline(tmp_path, outbox, clock)
+    again = pipeline(stores, outbox, clock)
     await again.start()
     assert {s.node: s.rooms for s in again.node_states()} == {
         "gpu-1": frozenset({ROOM}),

@@ -1,5 +1,5 @@
-"""The silence store on a real SQLite file: durable, reopened, lifted once, pruned,
-shared with the outbox's file, and safe from many threads at once."""
+"""The silence store on each engine, a SQLite file and PostgreSQL: durable, reopened,
+lifted once, pruned, shared with the outbox's store, and safe from many threads at once."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ import pytest
 
 from roombot.outbox import Outbox
 from roombot.silence_store import ID_SHAPE, SilenceStore, silence_id
+from roombot.store.pgcluster import PgCluster
+from tests.conftest import fresh_database
 
 QUOTA = (("kind", "quota"), ("provider", "openai"))
 
@@ -53,8 +55,8 @@ def test_a_silence_survives_a_reopen_with_every_field(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
 
 
-def test_the_same_command_twice_is_one_silence(tmp_path: Path) -> None:
-    store = SilenceStore(tmp_path / "s.sqlite3", Clock())
+def test_the_same_command_twice_is_one_silence(store_at: str | Path) -> None:
+    store = SilenceStore(store_at, Clock())
     a = store.add(rooms={"!r"}, matchers=QUOTA, duration=60, command="$e")
     b = store.add(rooms={"!r"}, matchers=[("kind", "auth")], duration=600, command="$e")
     assert a == b and len(store.snapshot()) == 1
@@ -64,23 +66,23 @@ def test_the_same_command_twice_is_one_silence(tmp_path: Path) -> None:
 
 
 def test_ids_are_unique_even_when_their_digests_collide(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    store_at: str | Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import roombot.silence_store as module
 
     real = module.silence_id
     # every seed gives the same first id: the store must go on to the next digest
     monkeypatch.setattr(module, "silence_id", lambda seed, attempt=0: real("same", attempt))
-    store = SilenceStore(tmp_path / "s.sqlite3", Clock())
+    store = SilenceStore(store_at, Clock())
     ids = [
         store.add(rooms={"!r"}, matchers=QUOTA, duration=60, command=f"$e{i}").id for i in range(5)
     ]
     assert len(set(ids)) == 5 and ids[0] == real("same", 0) and ids[1] == real("same", 1)
 
 
-def test_lift_once_then_unchanged_and_unknown_is_none(tmp_path: Path) -> None:
+def test_lift_once_then_unchanged_and_unknown_is_none(store_at: str | Path) -> None:
     clock = Clock()
-    path = tmp_path / "s.sqlite3"
+    path = store_at
     store = SilenceStore(path, clock)
     s = store.add(rooms={"!r"}, matchers=QUOTA, duration=3600, by="@a:hs")
     told: list[str] = []
@@ -101,9 +103,9 @@ def test_lift_once_then_unchanged_and_unknown_is_none(tmp_path: Path) -> None:
     assert SilenceStore(path, clock).get(s.id) == lifted
 
 
-def test_next_change_is_the_earliest_end_of_an_active_silence(tmp_path: Path) -> None:
+def test_next_change_is_the_earliest_end_of_an_active_silence(store_at: str | Path) -> None:
     clock = Clock()
-    store = SilenceStore(tmp_path / "s.sqlite3", clock)
+    store = SilenceStore(store_at, clock)
     assert store.next_change(clock.now) is None
     long = store.add(rooms={"!r"}, matchers=QUOTA, duration=7200)
     short = store.add(rooms={"!r"}, matchers=QUOTA, duration=600)
@@ -115,9 +117,9 @@ def test_next_change_is_the_earliest_end_of_an_active_silence(tmp_path: Path) ->
     assert store.next_change(clock.now - 200) is None  # before either started
 
 
-def test_prune_forgets_what_ended_before_and_keeps_the_rest(tmp_path: Path) -> None:
+def test_prune_forgets_what_ended_before_and_keeps_the_rest(store_at: str | Path) -> None:
     clock = Clock()
-    path = tmp_path / "s.sqlite3"
+    path = store_at
     store = SilenceStore(path, clock)
     old = store.add(rooms={"!r"}, matchers=QUOTA, duration=60, command="$old")
     lifted = store.add(rooms={"!r"}, matchers=QUOTA, duration=86400)
@@ -133,9 +135,9 @@ def test_prune_forgets_what_ended_before_and_keeps_the_rest(tmp_path: Path) -> N
     assert [s.id for s in SilenceStore(path, clock).snapshot()] == [live.id]
 
 
-def test_snapshot_is_in_start_order_and_costs_no_query(tmp_path: Path) -> None:
+def test_snapshot_is_in_start_order_and_costs_no_query(store_at: str | Path) -> None:
     clock = Clock()
-    store = SilenceStore(tmp_path / "s.sqlite3", clock)
+    store = SilenceStore(store_at, clock)
     made = []
     for i in range(5):
         clock.now = 1_000_000.0 + (10 - i if i % 2 else i)  # starts out of order
@@ -162,8 +164,20 @@ def test_it_shares_the_outbox_file_without_touching_the_outboxs_tables(tmp_path:
     assert SilenceStore(path).get(s.id) == s
 
 
-def test_many_threads_add_and_lift_at_once(tmp_path: Path) -> None:
-    path = tmp_path / "s.sqlite3"
+def test_it_shares_the_postgresql_database_with_the_outbox(pg: PgCluster) -> None:
+    url = fresh_database(pg)
+    outbox = Outbox(url)
+    store = SilenceStore(outbox.path)
+    assert outbox.add_answer(key="a1", room="!r", command="$c", content={"body": "x"})
+    s = store.add(rooms={"!r"}, matchers=QUOTA, duration=600)
+    store.close()
+    outbox.close()
+    assert Outbox(url).get("a1") is not None
+    assert SilenceStore(url).get(s.id) == s
+
+
+def test_many_threads_add_and_lift_at_once(store_at: str | Path) -> None:
+    path = store_at
     store = SilenceStore(path)
     other = SilenceStore(path)  # a second connection writing the same file meanwhile
     errors: list[BaseException] = []
@@ -194,9 +208,9 @@ def test_many_threads_add_and_lift_at_once(tmp_path: Path) -> None:
     assert sum(s.lifted is not None for s in reopened) == 8 * 14
 
 
-def test_a_silence_is_on_disk_when_add_returns(tmp_path: Path) -> None:
+def test_a_silence_is_on_disk_when_add_returns(store_at: str | Path) -> None:
     """A child process adds a silence and is killed at once: the file holds it."""
-    path = tmp_path / "s.sqlite3"
+    path = store_at
     root = Path(__file__).resolve().parents[2]
     code = (
         "import os, sys\n"
@@ -219,8 +233,8 @@ def test_a_silence_is_on_disk_when_add_returns(tmp_path: Path) -> None:
     assert found.id == done.stdout.strip() == silence_id("$killed")
 
 
-def test_bad_arguments_are_refused_and_store_nothing(tmp_path: Path) -> None:
-    store = SilenceStore(tmp_path / "s.sqlite3")
+def test_bad_arguments_are_refused_and_store_nothing(store_at: str | Path) -> None:
+    store = SilenceStore(store_at)
     with pytest.raises(ValueError, match="at least one room"):
         store.add(rooms=set(), matchers=QUOTA, duration=60)
     with pytest.raises(ValueError, match="positive time"):
