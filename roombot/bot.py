@@ -39,6 +39,7 @@ from roombot.redact import Redactor
 from roombot.room import RoomStage
 from roombot.room_reader import RoomReader
 from roombot.silence_store import SilenceStore
+from roombot.store.migrations import prepare
 from roombot.turns import TurnMachine
 
 log = logging.getLogger("roombot.bot")
@@ -49,7 +50,8 @@ class Bot:
         self.config = config
         self.redactor = config.redact.build() if redactor is None else redactor
         private_dir(config.state_dir)  # 0700 before anything is written in it
-        self.outbox = Outbox(config.outbox.path)
+        prepare(config.outbox_at)  # PostgreSQL: the schema this roombot needs (docs/scaling.md)
+        self.outbox = Outbox(config.outbox_at)
         self.shell = MatrixShell(config, self.outbox)
         # One registry per bot (not the library's global one): bots in one process count apart.
         self.registry = bot_registry()
@@ -72,8 +74,8 @@ class Bot:
         Scraped(self._families, self.registry)
         self.shell.on_rooms_changed.append(self.courier.wake)
         # Commands from the rooms, and the node desk the report API serves to nodes.
-        # Silences set from the rooms: in the outbox's file, on their own connection.
-        self.silences = SilenceStore(self.outbox.path)
+        # Silences set from the rooms: in the outbox's store, on their own connection.
+        self.silences = SilenceStore(config.outbox_at)
         self.reader = RoomReader(
             self.outbox, config.rooms, redactor=self.redactor, silences=self.silences
         )
@@ -81,7 +83,7 @@ class Bot:
         # Sources -> journal -> turn rules -> outbox. Always running (the demo and
         # tests feed it directly); the report API in front of it only when configured.
         self.pipeline = Pipeline(
-            config.api.journal,
+            config.journal_at,
             TurnMachine(config.turns, dict(config.reporters)),
             self.outbox,
             redactor=self.redactor,

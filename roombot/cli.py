@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "acp-proxy": ("roombot.commands.acp_proxy", "relay an ACP agent's stdio and report its turns"),
     "report": ("roombot.commands.report", "send an event or a failure report to the report API"),
     "crypto": ("roombot.commands.crypto", "the bot's cross-signing identity: bootstrap, status"),
+    "store": ("roombot.commands.store", "the bot's store (SQLite or PostgreSQL): migrate, status"),
     "reporters": ("roombot.commands.reporters", "in-harness reporters: list, enable, disable"),
     "node": (
         "roombot.commands.node",

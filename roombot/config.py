@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import quote
 
 from roombot import env_names
 from roombot.api.settings import ApiSettings, parse_api_settings
@@ -25,6 +26,7 @@ from roombot.configerror import ConfigError as ConfigError  # raised by every se
 from roombot.nodes import DEFAULT_HEARTBEAT_INTERVAL, DEFAULT_OFFLINE_AFTER
 from roombot.redact import RedactError, Redactor
 from roombot.room import GROUP_FIELDS, Placement, RoomPolicy
+from roombot.store.db import redact_url
 from roombot.turns import TurnRules
 
 TrustPolicy = Literal["ignore_unverified", "verified_only", "cross_signed"]
@@ -112,6 +114,22 @@ class OutboxConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class StoreConfig:
+    """[store]: PostgreSQL instead of the SQLite files (docs/scaling.md)."""
+
+    url: str  # postgresql://user@host:port/db, without its password
+    password: Secret
+
+    def dsn(self) -> str:
+        """The URL to connect with: the password, when one is set, as a query parameter."""
+        secret = self.password.get()
+        if not secret:
+            return self.url
+        sep = "&" if "?" in self.url else "?"
+        return f"{self.url}{sep}password={quote(secret, safe='')}"
+
+
+@dataclass(frozen=True, slots=True)
 class Listen:
     host: str = "127.0.0.1"
     port: int = 0  # 0: disabled
@@ -158,6 +176,17 @@ class Config:
     # reporter name -> how to enable it (named in a card's note by the turn rules)
     reporters: Mapping[str, str] = field(default_factory=dict)
     nodes: NodesConfig = field(default_factory=NodesConfig)
+    store: StoreConfig | None = None  # None: the SQLite files (outbox.path, api.journal)
+
+    @property
+    def outbox_at(self) -> str | Path:
+        """Where the outbox and the silences live: their SQLite file, or PostgreSQL."""
+        return self.store.dsn() if self.store is not None else self.outbox.path
+
+    @property
+    def journal_at(self) -> str | Path:
+        """Where the report API's journal lives: its SQLite file, or PostgreSQL."""
+        return self.store.dsn() if self.store is not None else self.api.journal
 
     def room(self, ref: str) -> RoomConfig | None:
         return next((r for r in self.rooms if r.room == ref), None)
@@ -336,6 +365,33 @@ def _turn_rules(t: _Table) -> TurnRules:
         raise ConfigError(t.key(name), str(e).partition(":")[2].strip()) from e
 
 
+_PG_URL = re.compile(r"^postgres(?:ql)?://[^\s]*$")
+
+
+def _store(t: _Table, base: Path, outbox: _Table, api: object) -> StoreConfig | None:
+    url = t.text("url")
+    password = t.secret("password", base, None)
+    t.finish()
+    if url is None:
+        if password.env is not None or password.file is not None:
+            raise ConfigError(t.key("url"), "a store password is set but no store.url")
+        return None
+    if not _PG_URL.match(url):
+        raise ConfigError(t.key("url"), f"expected a postgresql:// URL, got {redact_url(url)!r}")
+    if re.match(r"^[a-z]+://[^/@?#]*:[^/@?#]*@", url) or re.search(r"[?&]password=", url):
+        raise ConfigError(
+            t.key("url"),
+            "the URL holds a password; set store.password_env (an environment variable "
+            "name) or store.password_file (a file path) instead",
+        )
+    # One store for everything: a path set beside it would be silently unused.
+    if outbox.raw("path") is not None:
+        raise ConfigError("outbox.path", "is unused when store.url is set: remove one of them")
+    if isinstance(api, Mapping) and api.get("journal") is not None:
+        raise ConfigError("api.journal", "is unused when store.url is set: remove one of them")
+    return StoreConfig(url=url, password=password)
+
+
 def load_config(path: str | Path, *, problems: list[ConfigError] | None = None) -> Config:
     """Read and validate the TOML file at `path`; raises ConfigError naming the key.
 
@@ -469,6 +525,8 @@ def parse_config(
         )
     nd.finish()
 
+    store = _store(top.table("store"), base, o, api_raw)
+
     turns = _turn_rules(top.table("turns"))
     reporters = top.raw("reporters") or {}
     if not isinstance(reporters, dict):
@@ -497,4 +555,5 @@ def parse_config(
         turns=turns,
         reporters=dict(reporters),
         nodes=nodes,
+        store=store,
     )

@@ -5,7 +5,8 @@ what to do), not just the first: the file's shape (roombot.config; a shape
 error stops there, as the rest is read from it), the secrets and TLS files it
 names, the placeholders left from the example and the room references
 (`names`), this machine (`local`: session or first-login credentials, state
-directory, ports) and, unless offline, the homeserver (`network`).
+directory, ports) and, unless offline, the PostgreSQL store (`store`) and the
+homeserver (`network`).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from roombot.check import local, names, network
+from roombot.check import local, names, network, store
 from roombot.check.finding import Finding
 from roombot.config import ConfigError, load_config
 
@@ -30,6 +31,8 @@ def check(path: str | Path, *, offline: bool = False) -> list[Finding]:
     found += names.placeholders_and_rooms(config)
     session = local.stored_session(config)
     found += local.findings(config, session)
+    if not offline:
+        found += store.findings(config)
     if not offline and not any(f.key == "matrix.homeserver" for f in found):
         found += asyncio.run(network.findings(config, session))
     return found

@@ -140,6 +140,8 @@ def state_dir(config: Config) -> list[Finding]:
 def outside_files(config: Config) -> list[Finding]:
     """The SQLite files placed outside the state directory: where `run` would write them."""
     found: list[Finding] = []
+    if config.store is not None:
+        return found  # no SQLite file: everything is in PostgreSQL (roombot.check.store)
     for key, path in (("outbox.path", config.outbox.path), ("api.journal", config.api.journal)):
         if path.is_relative_to(config.state_dir):
             continue  # judged with the state directory

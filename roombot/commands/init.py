@@ -352,9 +352,11 @@ async def _log_in(config: Any) -> tuple[str, bool, Any, tuple[FoundRoom, ...]]:
     from roombot.config import ConfigError
     from roombot.matrix import MatrixShell, StartupError
     from roombot.outbox import Outbox
+    from roombot.store.migrations import prepare
 
     new_device = not credentials_path(config.state_dir).exists()
-    outbox = Outbox(config.outbox.path)  # the one `roombot run` opens at its first start
+    prepare(config.outbox_at)
+    outbox = Outbox(config.outbox_at)  # the one `roombot run` opens at its first start
     shell = MatrixShell(config, outbox)
     try:
         try:

@@ -68,8 +68,9 @@ class Where:
 
 
 def redact_url(url: str) -> str:
-    """The URL without its password, for logs and status lines."""
-    return re.sub(r"(://[^:/@?#]*):[^@/?#]*@", r"\1:***@", url)
+    """The URL without its password (in the authority or as a parameter), for logs."""
+    url = re.sub(r"(://[^:/@?#]*):[^@/?#]*@", r"\1:***@", url)
+    return re.sub(r"([?&]password=)[^&#]*", r"\1***", url)
 
 
 class SqliteDatabase:

@@ -13,12 +13,16 @@ no dependency beyond the driver (Alembic would bring SQLAlchemy).
 
 from __future__ import annotations
 
+import logging
 import re
 import time
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
-from roombot.store.db import PostgresDatabase
+from roombot.store.db import PostgresDatabase, Where, is_url
+
+log = logging.getLogger("roombot.store")
 
 # Any constant will do; it only has to be the same in every roombot process.
 _LOCK = 0x726F6F6D626F74  # "roombot"
@@ -96,3 +100,21 @@ def require_current(db: PostgresDatabase) -> None:
         raise RuntimeError(
             f"the PostgreSQL store lacks migrations {names}: run `roombot store migrate`"
         )
+
+
+def prepare(where: str | Path) -> list[Migration]:
+    """At a start: bring a PostgreSQL store's schema up to date (nothing for a SQLite file,
+    whose parts create their tables themselves)."""
+    if not is_url(where):
+        return []
+    db = PostgresDatabase(str(where))
+    try:
+        done = migrate(db)
+    finally:
+        db.close()
+    for m in done:
+        log.info(
+            "store migrated",
+            extra={"version": m.version, "name": m.name, "store": str(Where.of(where))},
+        )
+    return done
