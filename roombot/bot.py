@@ -183,6 +183,14 @@ class Bot:
             "Room commands waiting for their node's answer",
             len(self.reader.desk.pending()),
         )
+        yield gauge(
+            "roombot_journal_rows",
+            "Rows in the journal: events and ticks not yet pruned (docs/scaling.md)",
+            self.pipeline.journal_held,
+        )
+        engine = gauge("roombot_store_info", "The store's engine (1)", labels=("engine",))
+        engine.add_metric([str(self.outbox.engine)], 1)
+        yield engine
         yield from redactor_families(self.redactor)
         yield from node_families(self.pipeline.node_states(), time.time())
 

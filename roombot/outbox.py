@@ -779,6 +779,7 @@ class Courier:
         self._wake = asyncio.Event()
         self._stopping = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._down = False  # the store failed a read: logged once until it answers again
         outbox.subscribe(self._poke)
 
     def _poke(self) -> None:
@@ -794,22 +795,41 @@ class Courier:
         try:
             while not self._stopping.is_set():
                 self._wake.clear()
-                if time.time() - self._last_prune > 3600:
-                    self._last_prune = time.time()
-                    pruned = self.outbox.prune(self._last_prune - self.keep_settled)
-                    if pruned:
-                        log.info("outbox pruned", extra={"rows": pruned})
-                for room, lane in self.outbox.lanes_with_work():
-                    task = self._tasks.get((room, lane))
-                    if task is None or task.done():
-                        self._tasks[(room, lane)] = asyncio.create_task(
-                            self._drain(room, lane), name=f"outbox:{room}:{lane}"
-                        )
+                try:
+                    self._start_drains()
+                except Exception:  # the store is down (PostgreSQL restarting): wait, retry
+                    self._store_down("the outbox cannot be read")
+                else:
+                    self._store_up()
                 # Poll too: another process (a tool, a second writer) may add rows.
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), self.poll_interval)
         finally:
             await self._finish()
+
+    def _start_drains(self) -> None:
+        if time.time() - self._last_prune > 3600:
+            self._last_prune = time.time()
+            pruned = self.outbox.prune(self._last_prune - self.keep_settled)
+            if pruned:
+                log.info("outbox pruned", extra={"rows": pruned})
+        for room, lane in self.outbox.lanes_with_work():
+            task = self._tasks.get((room, lane))
+            if task is None or task.done():
+                self._tasks[(room, lane)] = asyncio.create_task(
+                    self._drain(room, lane), name=f"outbox:{room}:{lane}"
+                )
+
+    def _store_down(self, what: str) -> None:
+        """Logged once per outage, with the error; the rows stay as they are."""
+        if not self._down:
+            self._down = True
+            log.exception(f"{what}; notices wait, nothing is dropped")
+
+    def _store_up(self) -> None:
+        if self._down:
+            self._down = False
+            log.info("outbox readable again; delivery resumes")
 
     def stop(self) -> None:
         self._stopping.set()
@@ -832,9 +852,13 @@ class Courier:
 
     async def _drain(self, room: str, lane: Lane = Lane.CARDS) -> None:
         while not self._stopping.is_set():
-            if self.outbox.is_parked(room):
+            try:
+                if self.outbox.is_parked(room):
+                    return
+                notice = self.outbox.head(room, lane)
+            except Exception:  # the store is down: the run loop starts this room again
+                self._store_down("the outbox cannot be read")
                 return
-            notice = self.outbox.head(room, lane)
             if notice is None:
                 return
             wait = notice.next_try - time.time()
@@ -848,7 +872,14 @@ class Courier:
             except Exception as e:  # a bug or an unexpected library error: retry, loudly
                 log.exception("delivery raised", extra={"room": room, "key": notice.key})
                 outcome = Transient(f"{type(e).__name__}: {e}")
-            self._settle(notice, outcome)
+            try:
+                self._settle(notice, outcome)
+            except Exception:
+                # Sent but not marked (the store went down meanwhile): the row is still
+                # pending, and its next send reuses the transaction id, which the
+                # homeserver answers with the event it already has.
+                self._store_down("a delivered notice could not be marked")
+                await self._sleep(self.poll_interval)
 
     def _settle(self, notice: Notice, outcome: Outcome) -> None:
         fields: dict[str, Any] = {"room": notice.room, "key": notice.key, "txn_id": notice.txn_id}

@@ -46,6 +46,7 @@ import json
 import logging
 import math
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -240,6 +241,11 @@ class Pipeline:
             "commits": 0,
         }
         self.replayed = 0
+        self._unqueued: deque[RoomAction] = deque()  # actions the outbox could not take yet
+        self._outbox_down = False
+        # Rows in the journal, kept by the journal thread as it writes and prunes: what
+        # /metrics shows without a query on the journal's connection.
+        self.journal_held = 0
         self.offline_after = offline_after
         self.heartbeat_interval = heartbeat_interval
         self.nodes = NodeTracker(offline_after)  # rebuilt from the nodes table at start
@@ -405,7 +411,11 @@ class Pipeline:
                 "ORDER BY node"
             ).fetchall()
         ]
-        return db.execute("SELECT kind, now, body FROM journal ORDER BY seq").fetchall()
+        rows: list[tuple[str, float, str | None]] = db.execute(
+            "SELECT kind, now, body FROM journal ORDER BY seq"
+        ).fetchall()
+        self.journal_held = len(rows)
+        return rows
 
     def _commit(
         self,
@@ -417,6 +427,7 @@ class Pipeline:
         db = self._db
         assert db is not None
         out: list[list[Ack]] = []
+        written = len(ticks)
         with db.transaction():
             for t in ticks:
                 db.execute("INSERT INTO journal (kind, now) VALUES ('tick', ?)", (t,))
@@ -431,6 +442,7 @@ class Pipeline:
                         )
                         duplicate = cur.rowcount == 0
                     if not duplicate:
+                        written += 1
                         db.execute(
                             "INSERT INTO journal (kind, now, turn, body) VALUES ('event', ?, ?, ?)",
                             (now, _turn_of(ev), json.dumps(event_to_json(ev), ensure_ascii=False)),
@@ -438,6 +450,7 @@ class Pipeline:
                     acks.append(Ack(ev.event_id, ev.turn, duplicate))
                 out.append(acks)
             self._write_nodes(db, nodes)
+        self.journal_held += written
         return out
 
     @staticmethod
@@ -457,6 +470,7 @@ class Pipeline:
             db.executemany(
                 "INSERT INTO journal (kind, now) VALUES ('tick', ?)", [(t,) for t in ticks]
             )
+        self.journal_held += len(ticks)
 
     def _prune(self, turns: list[str], now: float) -> int:
         db = self._db
@@ -476,6 +490,7 @@ class Pipeline:
                 "(SELECT COALESCE(MIN(seq), 4611686018427387904) FROM journal WHERE kind = 'event')"
             ).rowcount
             db.execute("DELETE FROM seen WHERE now < ?", (now - self.horizon,))
+        self.journal_held -= deleted
         return deleted
 
     def _flush_and_close(self, nodes: Sequence[NodeState] = ()) -> None:
@@ -545,9 +560,33 @@ class Pipeline:
                 if view is not None and view.state in (TurnState.ANSWERED, TurnState.QUIET):
                     answered = view.state is TurnState.ANSWERED
                     actions += self.room.closed(turn, answered, now)
-        for a in actions:
-            if self.outbox.enqueue(a):
+        self._hand_over(actions)
+
+    def _hand_over(self, actions: Sequence[RoomAction] = ()) -> None:
+        """Enqueue the actions in order, after any the outbox could not take before.
+
+        A store that is down (PostgreSQL restarting) keeps them here, in order, and
+        they are retried each second; a crash meanwhile loses nothing, since the replay
+        of the journal derives them again (their keys make that harmless).
+        """
+        self._unqueued.extend(actions)
+        while self._unqueued:
+            try:
+                added = self.outbox.enqueue(self._unqueued[0])
+            except Exception:
+                if not self._outbox_down:
+                    self._outbox_down = True
+                    log.exception(
+                        "outbox write failed; decisions kept in order and retried",
+                        extra={"held": len(self._unqueued)},
+                    )
+                return
+            self._unqueued.popleft()
+            if added:
                 self.counts["enqueued"] += 1
+        if self._outbox_down:
+            self._outbox_down = False
+            log.info("outbox writable again; held decisions enqueued")
 
     async def _run(self) -> None:
         loop = self._loop = asyncio.get_running_loop()
@@ -561,7 +600,7 @@ class Pipeline:
                 deadline = max(deadline, self._hold_ticks_until)
             # The nodes' own deadline: it ticks the tracker, never the rules (no tick row).
             node_deadline = self.nodes.next_deadline()
-            timeout = self.prune_every
+            timeout = self.prune_every if not self._unqueued else min(self.prune_every, 1.0)
             for due in (deadline, node_deadline):
                 if due is not None:
                     timeout = min(timeout, max(0.0, due - self.clock()))
@@ -570,6 +609,8 @@ class Pipeline:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), timeout)
             now = self.clock()
+            if self._unqueued:
+                self._hand_over()
             if deadline is not None and now >= deadline:
                 self._tick(now)
             if node_deadline is not None and now >= node_deadline:

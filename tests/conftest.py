@@ -4,10 +4,13 @@
 per test (`synapse.register_user(unique_name("bot"))`) so tests do not share rooms.
 `synapse_factory`: a private server for tests that stop or kill it; stopped and
 removed at the end of the test.
-`pg`: one session-wide throwaway PostgreSQL cluster (Debian's server, on a socket).
+`pg`: one session-wide throwaway PostgreSQL cluster (Debian's server, on a socket);
+`private_pg`: a test's own, to restart.
 `stores`: where a test keeps the bot's state, once on each engine: `stores(name)`
 is a SQLite file of that name, or one fresh, migrated PostgreSQL database's URL
 (every part shares it there); `store_at` is `stores("state.sqlite3")`.
+`bot_store`: the bot modules' tests (those writing configs with tests.bot.helpers)
+run once on each engine (tests/engines.py).
 """
 
 from __future__ import annotations
@@ -15,15 +18,14 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from roombot.store.db import PostgresDatabase
-from roombot.store.migrations import migrate
 from roombot.store.pgcluster import PgCluster
+from tests import engines
+from tests.engines import ENGINES, Stores, fresh_database
 from tests.synapse import DevServer
 
 _counter = itertools.count()
@@ -54,28 +56,18 @@ def pg() -> Iterator[PgCluster]:
         cluster.cleanup()
 
 
-def fresh_database(cluster: PgCluster) -> str:
-    """A new database on `cluster` with roombot's schema; its URL."""
-    url = cluster.create_database(unique_name("t"))
-    db = PostgresDatabase(url)
+@pytest.fixture
+def private_pg() -> Iterator[PgCluster]:
+    """A cluster of the test's own, to stop and start without touching the session's."""
+    cluster = PgCluster.temporary()
     try:
-        migrate(db)
+        cluster.start()
+        yield cluster
     finally:
-        db.close()
-    return url
+        cluster.cleanup()
 
 
-@dataclass(frozen=True)
-class Stores:
-    engine: str
-    root: Path
-    url: str | None = None
-
-    def __call__(self, name: str) -> str | Path:
-        return self.url if self.url is not None else self.root / name
-
-
-@pytest.fixture(params=["sqlite", "postgresql"])
+@pytest.fixture(params=ENGINES)
 def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Stores:
     if request.param == "sqlite":
         return Stores("sqlite", tmp_path)
@@ -85,6 +77,35 @@ def stores(request: pytest.FixtureRequest, tmp_path: Path) -> Stores:
 @pytest.fixture
 def store_at(stores: Stores) -> str | Path:
     return stores("state.sqlite3")
+
+
+def _runs_a_bot(module: object) -> bool:
+    from tests.bot import helpers
+
+    return any(
+        getattr(module, n, None) is getattr(helpers, n) for n in ("make_team", "write_config")
+    )
+
+
+# The bot's and the report API's end-to-end tests, once on each engine.
+_BOTH_ENGINES = ("tests/bot/", "tests/api/", "tests/redact/", "tests/nodes/")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    where = metafunc.definition.path.as_posix()
+    if any(f"/{d}" in where for d in _BOTH_ENGINES) and _runs_a_bot(metafunc.module):
+        metafunc.parametrize("bot_store", ENGINES, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def bot_store(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The engine a bot config written by tests.bot.helpers uses in this test."""
+    engine: str = getattr(request, "param", "sqlite")
+    engines.use(request.getfixturevalue("pg") if engine == "postgresql" else None)
+    try:
+        yield engine
+    finally:
+        engines.use(None)
 
 
 @pytest.fixture

@@ -132,21 +132,33 @@ def to_psycopg(sql: str) -> str:
 class PostgresDatabase:
     """One psycopg 3 connection in autocommit mode: each statement outside `transaction()`
     is its own transaction, committed (synchronous_commit, the server's default) when
-    `execute` returns."""
+    `execute` returns.
+
+    A connection the server dropped (a restart, a failover of the database) is opened
+    again at the next statement; the statement that met the drop raises, and its caller
+    retries as it does for any failed write (nothing is assumed applied).
+    """
 
     engine = Engine.POSTGRESQL
 
     def __init__(self, url: str, *, connect_timeout: float = 10.0) -> None:
+        self.url = url
+        self.connect_timeout = max(1, round(connect_timeout))
+        self._db = self._connect()
+        self._sql: dict[str, str] = {}
+
+    def _connect(self) -> Any:
         import psycopg  # only a PostgreSQL deployment needs the driver loaded
 
-        self.url = url
-        self._db = psycopg.connect(
-            url, autocommit=True, connect_timeout=max(1, round(connect_timeout))
-        )
-        self._sql: dict[str, str] = {}
+        return psycopg.connect(self.url, autocommit=True, connect_timeout=self.connect_timeout)
 
     @property
     def raw(self) -> Any:
+        return self._live()
+
+    def _live(self) -> Any:
+        if self._db.closed or self._db.broken:
+            self._db = self._connect()
         return self._db
 
     def _text(self, sql: str) -> str:
@@ -156,16 +168,16 @@ class PostgresDatabase:
         return text
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Cursor:
-        cur: Cursor = self._db.execute(self._text(sql), tuple(params))
+        cur: Cursor = self._live().execute(self._text(sql), tuple(params))
         return cur
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        with self._db.cursor() as cur:
+        with self._live().cursor() as cur:
             cur.executemany(self._text(sql), [tuple(r) for r in rows])
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
-        with self._db.transaction():
+        with self._live().transaction():
             yield
 
     def json_text(self, column: str, key: str) -> str:

@@ -15,6 +15,7 @@ from roombot.api.settings import ApiSettings, SourceSettings
 from roombot.outbox import Outbox
 from roombot.pipeline import Pipeline
 from roombot.turns import TurnMachine, TurnRules
+from tests.engines import Stores
 
 ROOM = "!team:example.org"
 OTHER = "!other:example.org"
@@ -58,15 +59,15 @@ def failed_end(turn: str, **extra: Any) -> dict[str, Any]:
 
 
 @pytest.fixture
-def outbox(tmp_path: Path) -> Iterator[Outbox]:
-    box = Outbox(tmp_path / "outbox.sqlite3")
+def outbox(stores: Stores) -> Iterator[Outbox]:
+    box = Outbox(stores("outbox.sqlite3"))
     yield box
     box.close()
 
 
 @pytest.fixture
-async def pipeline(tmp_path: Path, outbox: Outbox) -> AsyncIterator[Pipeline]:
-    p = Pipeline(tmp_path / "journal.sqlite3", TurnMachine(RULES), outbox)
+async def pipeline(stores: Stores, outbox: Outbox) -> AsyncIterator[Pipeline]:
+    p = Pipeline(stores("journal.sqlite3"), TurnMachine(RULES), outbox)
     await p.start()
     yield p
     if p.started:

@@ -19,6 +19,7 @@ from roombot.devserver import DevServer, User
 from roombot.turns import Post, Retract
 from roombot.viewer import Viewer
 from tests.conftest import unique_name
+from tests.engines import store_section
 
 
 def turn_error(turn: str, message: str | None = None, kind: Kind = Kind.RATE_LIMIT) -> TurnError:
@@ -67,6 +68,7 @@ level = "info"
 format = "text"
 {room_tables}
 {extra}
+{store_section(directory)}
 """
     path = directory / "roombot.toml"
     path.write_text(text)

@@ -107,7 +107,7 @@ async def test_bot_sigkilled_during_burst(synapse: DevServer, tmp_path: Path) ->
     team = await make_team(synapse, tmp_path, encrypted=True)
     config = team.config()
     log = tmp_path / "bot.log"
-    outbox = Outbox(config.outbox.path)
+    outbox = Outbox(config.outbox_at)
     proc = start_bot(team.config_path, log)
     try:
         for i in range(BURST):  # the bot picks these up from the shared SQLite file
@@ -172,7 +172,7 @@ async def test_bot_sigkilled_between_card_and_file_sends_the_file_once(
     team = await make_team(synapse, tmp_path, encrypted=True)
     config = team.config()
     log = tmp_path / "bot.log"
-    outbox = Outbox(config.outbox.path)
+    outbox = Outbox(config.outbox_at)
     # Over the card's budget: the whole text travels as an m.file reply to the card.
     long = "\n".join(
         f"frame {i}: at handler (/srv/agent/dist/chunk-{i}.js:1:2)" for i in range(4000)

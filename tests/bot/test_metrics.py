@@ -92,7 +92,7 @@ def test_the_name_reader_finds_names_and_only_names() -> None:
 
 
 async def test_metrics_of_a_running_bot_parse_and_hold_the_histograms(
-    synapse: DevServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    synapse: DevServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, bot_store: str
 ) -> None:
     api_port, metrics_port = free_port(), free_port()
     extra = (
@@ -142,6 +142,8 @@ async def test_metrics_of_a_running_bot_parse_and_hold_the_histograms(
     assert value(text, "roombot_outbox_room_backlog", room=closed) == 1
     assert value(text, "roombot_outbox_oldest_owed_age_seconds", room=closed) > 0
     assert value(text, "roombot_outbox_parked") == 1
+    assert value(text, "roombot_journal_rows") >= 3  # the batch's events, until pruned
+    assert value(text, "roombot_store_info", engine=bot_store) == 1
     assert value(text, "process_resident_memory_bytes") > 0
     assert "python_gc_objects_collected" in families
     # One registry behind both ports: the API's /metrics has the bot's families too.

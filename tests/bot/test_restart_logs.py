@@ -160,7 +160,7 @@ async def test_restart_logs_only_what_changed(synapse: DevServer, tmp_path: Path
         )
         path = write_config(tmp_path / "bot", synapse, bot, rooms, extra=extra)
         path.write_text(path.read_text().replace('format = "text"', 'format = "json"'))
-        outbox = Outbox(load_config(path).outbox.path)
+        outbox = Outbox(load_config(path).outbox_at)
         try:
             first = await one_run("first", path, outbox, rooms, member, secret)
             restart = await one_run("restart", path, outbox, rooms, member, secret)

@@ -200,7 +200,7 @@ async def test_the_storm_with_the_bot_sigkilled_loses_nothing_and_doubles_nothin
         synapse, tmp_path, encrypted=True, extra=extra, room_extra="group_interval = 2\n"
     )
     log = tmp_path / "bot.log"
-    outbox = Outbox(team.config().outbox.path)
+    outbox = Outbox(team.config().outbox_at)
 
     def start() -> subprocess.Popen[bytes]:
         return start_bot(team.config_path, log, {"ROOMBOT_ROOM_TOKEN": TOKEN})

@@ -17,7 +17,7 @@ from roombot.store.db import connect
 from roombot.turns import TurnMachine, TurnRules
 from tests.api.conftest import OTHER, ROOM, started
 from tests.api.test_api import wait_for
-from tests.conftest import Stores
+from tests.engines import Stores
 
 RULES = TurnRules(grace=0.2, settle=0.2)
 INFO = NodeInfo(interval=0.1, harnesses={"pi": None}, reporters={"pi": True}, version="0.4.0")

@@ -11,6 +11,7 @@ from cards.codec import CARD_KEY, read_payload
 from cards.shape import TurnError
 from roombot.devserver import DevServer
 from roombot.events import parse_event
+from roombot.store.db import connect
 from tests.bot.helpers import make_team, running, wait_sent
 
 # Made-up keys of the real shapes (OpenAI project key; Google API key).
@@ -81,11 +82,26 @@ async def test_keys_never_reach_the_room_the_journal_or_the_outbox(
         _no_secret(attachment, "the attachment")
         assert b"key=AIza...4q_1 [redacted]&alt=sse" in attachment
         assert b"sk-proj-...T9w2 [redacted]" in attachment
-        # Every file the bot keeps: journal, outbox, their WAL files, the crypto store.
+        # Every file the bot keeps: journal, outbox, their WAL files, the crypto store...
         files = [p for p in config.state_dir.rglob("*") if p.is_file()]
         files += [p for p in config.api.journal.parent.glob("*") if p.is_file()]
-        assert any("journal" in p.name for p in files) and any("outbox" in p.name for p in files)
+        assert any("crypto" in str(p) for p in files)
         for path in files:
             _no_secret(path.read_bytes(), str(path))
+        # ...and every row of every table the store holds (SQLite or PostgreSQL).
+        tables = {"notices": 0, "journal": 0}
+        for where in {config.outbox_at, config.journal_at}:
+            db = connect(where)
+            try:
+                for table in tables:
+                    try:
+                        rows = db.execute(f"SELECT * FROM {table}").fetchall()
+                    except Exception:  # this SQLite file holds the other table
+                        continue
+                    tables[table] += len(rows)
+                    _no_secret(repr(rows).encode(), f"{where} {table}")
+            finally:
+                db.close()
+        assert tables["notices"] >= 1 and tables["journal"] >= 2
     finally:
         await team.member.close()

@@ -16,7 +16,7 @@ import pytest
 from roombot.outbox import Outbox
 from roombot.silence_store import ID_SHAPE, SilenceStore, silence_id
 from roombot.store.pgcluster import PgCluster
-from tests.conftest import fresh_database
+from tests.engines import fresh_database
 
 QUOTA = (("kind", "quota"), ("provider", "openai"))
 

@@ -23,6 +23,7 @@ from roombot.reporters import Settings
 from roombot.room_reader import RoomReader
 from roombot.turns import TurnMachine
 from tests.api.conftest import ROOM, RULES, TOKENS, sources
+from tests.engines import Stores
 
 ME = "@bot:hs"
 
@@ -61,9 +62,9 @@ class Api:
 
 
 @pytest.fixture
-async def api(tmp_path: Path) -> AsyncIterator[Api]:
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
-    pipeline = Pipeline(tmp_path / "journal.sqlite3", TurnMachine(RULES), outbox)
+async def api(stores: Stores) -> AsyncIterator[Api]:
+    outbox = Outbox(stores("outbox.sqlite3"))
+    pipeline = Pipeline(stores("journal.sqlite3"), TurnMachine(RULES), outbox)
     await pipeline.start()
     reader = RoomReader(outbox)
     runner = web.AppRunner(make_app(ApiSettings(sources=sources()), pipeline, desk=reader))

@@ -10,6 +10,7 @@ from roombot.config import RoomConfig
 from roombot.node_desk import NodeDesk, ResultIn
 from roombot.outbox import Action, Outbox, txn_id_for
 from roombot.room_reader import RoomReader
+from tests.engines import Stores
 
 ME = "@bot:hs"
 DIGEST = "0f" * 32
@@ -39,9 +40,9 @@ def answers(outbox: Outbox) -> list[str]:
     return out
 
 
-def test_help_refusal_and_replays(tmp_path: Path) -> None:
+def test_help_refusal_and_replays(stores: Stores) -> None:
     clock = Clock()
-    outbox = Outbox(tmp_path / "o.sqlite3")
+    outbox = Outbox(stores("o.sqlite3"))
     reader = RoomReader(outbox, [RoomConfig("!r", command_power=75)], clock=clock, reporters=["pi"])
     clock.now += 1
     assert reader.read(msg("!roombot help", "$1", clock.now), me=ME, level=100)
@@ -63,10 +64,10 @@ def test_help_refusal_and_replays(tmp_path: Path) -> None:
 
 
 def test_plan_answered_from_the_node_and_a_restart_tells_what_was_awaited(
-    tmp_path: Path,
+    stores: Stores,
 ) -> None:
     clock = Clock()
-    outbox = Outbox(tmp_path / "o.sqlite3")
+    outbox = Outbox(stores("o.sqlite3"))
     desk = NodeDesk()
     reader = RoomReader(outbox, desk=desk, clock=clock, reporters=["pi"])
     # node not here: refused at once
@@ -94,9 +95,9 @@ def test_plan_answered_from_the_node_and_a_restart_tells_what_was_awaited(
     assert outbox.unanswered_commands() == []
 
 
-def test_timeout_then_late_answer(tmp_path: Path) -> None:
+def test_timeout_then_late_answer(stores: Stores) -> None:
     clock = Clock()
-    outbox = Outbox(tmp_path / "o.sqlite3")
+    outbox = Outbox(stores("o.sqlite3"))
     reader = RoomReader(outbox, clock=clock, reporters=["pi"])
     reader.poll(source="s", allows=lambda r: True, node="n1")
     reader.read(msg("!roombot reporters plan n1 pi disable", "$p", clock.now), me=ME, level=50)

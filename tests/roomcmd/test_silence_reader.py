@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from roombot import roomcommands as rc
 from roombot.config import RoomConfig
 from roombot.outbox import Outbox
 from roombot.room_reader import MAX_ACTIVE_SILENCES, RoomReader
 from roombot.silence_store import SilenceStore
+from tests.engines import Stores
 from tests.roomcmd.test_room_reader import ME, Clock, answers
 
 ROOM = "!r:hs"
@@ -21,8 +20,8 @@ def msg(
     return rc.Incoming(room, event_id, sender, body, "m.text", int(ts * 1000))
 
 
-def setup(tmp_path: Path, clock: Clock) -> tuple[Outbox, SilenceStore, RoomReader]:
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
+def setup(stores: Stores, clock: Clock) -> tuple[Outbox, SilenceStore, RoomReader]:
+    outbox = Outbox(stores("outbox.sqlite3"))
     store = SilenceStore(outbox.path, clock)
     reader = RoomReader(
         outbox, [RoomConfig("#team:hs")], clock=clock, reporters=["pi"], silences=store
@@ -30,9 +29,9 @@ def setup(tmp_path: Path, clock: Clock) -> tuple[Outbox, SilenceStore, RoomReade
     return outbox, store, reader
 
 
-def test_set_list_and_lift_a_silence(tmp_path: Path) -> None:
+def test_set_list_and_lift_a_silence(stores: Stores) -> None:
     clock = Clock(1_764_597_600.0)
-    outbox, store, reader = setup(tmp_path, clock)
+    outbox, store, reader = setup(stores, clock)
     body = "!roombot silence kind=quota provider=openai 2h openai quota spent"
     assert reader.read(msg(body, "$s1", clock.now), me=ME, level=50, refs=REFS)
     (made,) = store.snapshot()
@@ -89,9 +88,9 @@ def test_set_list_and_lift_a_silence(tmp_path: Path) -> None:
     assert reader.outcomes["silence_lifted"] == 1
 
 
-def test_without_power_nothing_is_set_lifted_or_listed(tmp_path: Path) -> None:
+def test_without_power_nothing_is_set_lifted_or_listed(stores: Stores) -> None:
     clock = Clock()
-    outbox, store, reader = setup(tmp_path, clock)
+    outbox, store, reader = setup(stores, clock)
     reader.read(msg("!roombot silence kind=quota 2h", "$s", clock.now), me=ME, level=100)
     (made,) = store.snapshot()
     answers(outbox)
@@ -111,10 +110,10 @@ def test_without_power_nothing_is_set_lifted_or_listed(tmp_path: Path) -> None:
 
 
 def test_a_crash_between_the_silence_and_its_answer_answers_at_the_restart(
-    tmp_path: Path,
+    stores: Stores,
 ) -> None:
     clock = Clock()
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    outbox = Outbox(stores("outbox.sqlite3"))
     store = SilenceStore(outbox.path, clock)
     # what the reader had done when the process died: claimed, silenced, not answered
     assert outbox.claim_command("$s", ROOM)
@@ -123,7 +122,7 @@ def test_a_crash_between_the_silence_and_its_answer_answers_at_the_restart(
     )
     store.close()
     outbox.close()
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    outbox = Outbox(stores("outbox.sqlite3"))
     store = SilenceStore(outbox.path, clock)
     reader = RoomReader(outbox, clock=clock, reporters=["pi"], silences=store)
     (said,) = answers(outbox)
@@ -134,9 +133,9 @@ def test_a_crash_between_the_silence_and_its_answer_answers_at_the_restart(
     assert len(store.snapshot()) == 1
 
 
-def test_a_room_holds_a_bounded_number_of_silences(tmp_path: Path) -> None:
+def test_a_room_holds_a_bounded_number_of_silences(stores: Stores) -> None:
     clock = Clock()
-    outbox, store, reader = setup(tmp_path, clock)
+    outbox, store, reader = setup(stores, clock)
     for _ in range(MAX_ACTIVE_SILENCES):
         store.add(rooms={ROOM}, matchers=[("kind", "quota")], duration=3600, by="@m:hs")
     reader.read(msg("!roombot silence kind=auth 1h", "$s", clock.now), me=ME, level=50)
@@ -149,17 +148,17 @@ def test_a_room_holds_a_bounded_number_of_silences(tmp_path: Path) -> None:
     assert answers(outbox)[0].startswith("Silenced kind=auth")
 
 
-def test_a_reader_without_a_store_says_so(tmp_path: Path) -> None:
+def test_a_reader_without_a_store_says_so(stores: Stores) -> None:
     clock = Clock()
-    outbox = Outbox(tmp_path / "outbox.sqlite3")
+    outbox = Outbox(stores("outbox.sqlite3"))
     reader = RoomReader(outbox, clock=clock, reporters=["pi"])
     reader.read(msg("!roombot silence kind=quota 2h", "$s", clock.now), me=ME, level=50)
     assert answers(outbox) == ["Refused: !roombot silence: this bot keeps no silences"]
 
 
-def test_a_malformed_silence_gets_the_usage(tmp_path: Path) -> None:
+def test_a_malformed_silence_gets_the_usage(stores: Stores) -> None:
     clock = Clock()
-    outbox, store, reader = setup(tmp_path, clock)
+    outbox, store, reader = setup(stores, clock)
     reader.read(msg("!roombot silence kind=quota", "$s", clock.now), me=ME, level=50)
     (said,) = answers(outbox)
     assert said.startswith("Not a roombot command: `silence` takes MATCHER... DURATION")

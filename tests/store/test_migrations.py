@@ -11,6 +11,7 @@ from roombot.store.db import PostgresDatabase, redact_url, to_psycopg
 from roombot.store.migrations import applied, available, migrate, pending
 from roombot.store.pgcluster import PgCluster
 from tests.conftest import unique_name
+from tests.engines import fresh_database
 
 
 def test_parameters_are_written_as_psycopg_takes_them() -> None:
@@ -71,3 +72,20 @@ def test_an_outbox_on_an_unmigrated_database_says_how_to_mend_it(pg: PgCluster) 
     url = pg.create_database(unique_name("bare"))
     with pytest.raises(RuntimeError, match="roombot store migrate"):
         Outbox(url)
+
+
+def test_a_connection_the_server_dropped_is_opened_again(private_pg: PgCluster) -> None:
+    import psycopg
+
+    db = PostgresDatabase(fresh_database(private_pg))
+    db.execute("INSERT INTO meta (name, value) VALUES ('before', '1')")
+    private_pg.stop()
+    with pytest.raises(psycopg.OperationalError):
+        db.execute("SELECT 1")  # the drop is met by the statement after it
+    with pytest.raises(psycopg.OperationalError):
+        db.execute("SELECT 1")  # down: every try fails, none hangs
+    private_pg.start()
+    db.execute("INSERT INTO meta (name, value) VALUES ('after', '2')")
+    rows = db.execute("SELECT name FROM meta ORDER BY name").fetchall()
+    assert [r[0] for r in rows] == ["after", "before"]
+    db.close()
