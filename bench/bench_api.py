@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import itertools
 import os
 import statistics
@@ -177,17 +178,11 @@ async def main() -> None:
 
     by_store: dict[str, dict[str, tuple[float, float, list[float]]]] = {}
     for store in args.stores.split(","):
-        with tempfile.TemporaryDirectory() as tmp:
-            cluster = PgCluster.temporary() if store == "postgresql" else None
-            try:
-                url = None
-                if cluster is not None:
-                    cluster.start()
-                    url = fresh_store(cluster)
-                by_store[store] = await run_store(args, tmp, url)
-            finally:
-                if cluster is not None:
-                    cluster.cleanup()
+        with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as stack:
+            url = None
+            if store == "postgresql":
+                url = fresh_store(stack.enter_context(PgCluster.started()))
+            by_store[store] = await run_store(args, tmp, url)
 
     print(f"report API over loopback: {args.clients} concurrent clients, {args.seconds:g} s each")
     print(

@@ -41,7 +41,7 @@ from cards.kinds import Kind
 from cards.shape import Attempt, Group, TurnError
 from roombot.room import Card, GroupEdit, Place, React, Ref, RoomAction, Summary, Unreact
 from roombot.silence_summary import summary_content
-from roombot.store.db import Engine, PostgresDatabase, SqliteDatabase, connect
+from roombot.store.db import Engine, PostgresDatabase, SqliteDatabase, connect, is_url
 from roombot.store.migrations import require_current
 from roombot.wakeup import wake
 
@@ -283,7 +283,7 @@ class Outbox:
 
     def __init__(self, path: str | Path) -> None:
         """Open the outbox at `path`: a SQLite file, or a PostgreSQL URL (migrated before)."""
-        self.path = path if isinstance(path, str) and "://" in path else Path(path)
+        self.path: str | Path = path if is_url(path) else Path(path)
         self._db = connect(path)
         self._lock = threading.Lock()
         with self._lock:

@@ -1,8 +1,9 @@
 """The pipeline: a durable journal of events in front of the turn rules, and their clock.
 
 Sources (the report API, the ACP bridge) call `accept(events)`. The events are written
-to a SQLite journal and committed (synchronous=FULL) before `accept` returns, so an
-acknowledgement means the event survives a kill or a power cut. `event_id` is kept in
+to the journal (a SQLite file with synchronous=FULL, or PostgreSQL: roombot.store) and
+committed before `accept` returns, so an acknowledgement means the event survives a
+kill or a power cut. `event_id` is kept in
 the same transaction: an event seen before is answered `duplicate` and not taken again.
 
 One task, the engine, does everything else in order: it commits groups of accepted
@@ -27,7 +28,7 @@ keys it already holds, so nothing is posted twice.
 Nodes: heartbeats (`heartbeat`) go to a `roombot.nodes.NodeTracker`, which the engine
 ticks at its own deadline; the `node.offline` events it makes pass the same gate as a
 source's (redactor, journal, event ids) before the rules see them. The tracker's state
-is the `nodes` table of the same SQLite file, written with the next commit: a node
+is the `nodes` table beside the journal, written with the next commit: a node
 taken for offline is marked so in the very transaction that journals its node.offline,
 so a restart can neither lose nor repeat it. A heartbeat is not journalled; its row is
 rewritten when something changes and at least every NODE_WRITE_EVERY seconds (the
@@ -485,6 +486,7 @@ class Pipeline:
                 (now - self.horizon,),
             ).rowcount
             # A tick before the oldest event left changes nothing the replay rebuilds.
+            # (2**62 stands for "no event left"; `1 << 62` is an int4 shift in PostgreSQL.)
             deleted += db.execute(
                 "DELETE FROM journal WHERE kind = 'tick' AND seq < "
                 "(SELECT COALESCE(MIN(seq), 4611686018427387904) FROM journal WHERE kind = 'event')"

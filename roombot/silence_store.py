@@ -1,9 +1,10 @@
 """The silences set from the rooms, kept durably: `SilenceStore`.
 
-One SQLite table (`silences`) in the file it is given (the bot gives it the
-outbox's file: one file to back up, one fsync discipline), opened on its own
-connection, WAL and synchronous=FULL: `add` and `lift` are on disk before they
-return, so a silence the room was told about survives any crash. Every row is
+One table (`silences`) in the store it is given: the bot gives it the outbox's
+(its SQLite file: one file to back up, one fsync discipline; or the PostgreSQL
+database), opened on its own connection, committed before `add` and `lift`
+return (WAL and synchronous=FULL on SQLite), so a silence the room was told
+about survives any crash. Every row is
 also held in memory, so `snapshot()` (the room stage reads it at each step) costs
 no query. Safe from several threads.
 

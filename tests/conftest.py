@@ -48,23 +48,15 @@ def synapse() -> Iterator[DevServer]:
 
 @pytest.fixture(scope="session")
 def pg() -> Iterator[PgCluster]:
-    cluster = PgCluster.temporary()
-    try:
-        cluster.start()
+    with PgCluster.started() as cluster:
         yield cluster
-    finally:
-        cluster.cleanup()
 
 
 @pytest.fixture
 def private_pg() -> Iterator[PgCluster]:
     """A cluster of the test's own, to stop and start without touching the session's."""
-    cluster = PgCluster.temporary()
-    try:
-        cluster.start()
+    with PgCluster.started() as cluster:
         yield cluster
-    finally:
-        cluster.cleanup()
 
 
 @pytest.fixture(params=ENGINES)

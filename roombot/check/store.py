@@ -16,14 +16,13 @@ def findings(config: Config) -> list[Finding]:
     read_secret(store.password, found)
     if found:
         return found
-    from roombot.store.db import PostgresDatabase
+    from roombot.store.db import PostgresDatabase, StoreUnavailable
     from roombot.store.migrations import pending
 
     try:
         db = PostgresDatabase(store.dsn(), connect_timeout=5)
-    except Exception as e:  # the driver's: refused, unknown host, bad password
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        return [Finding("store.url", f"cannot connect: {first}; check the URL and the password")]
+    except StoreUnavailable as e:  # refused, unknown host, bad password
+        return [Finding("store.url", f"{e}; check the URL and the password")]
     try:
         missing = pending(db)
         if missing:

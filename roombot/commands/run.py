@@ -60,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from roombot.bot import Bot
     from roombot.matrix import StartupError
     from roombot.observe import setup_logging
+    from roombot.store.db import StoreUnavailable
 
     # One redactor for the logs and the events, so /metrics counts both.
     redactor = config.redact.build()
@@ -76,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as e:
         log.critical("configuration error in %s: %s", args.config, e)
         return 2
-    except StartupError as e:
+    except (StartupError, StoreUnavailable) as e:
         log.critical("cannot start: %s", e)
         return 1
     except Exception:

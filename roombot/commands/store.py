@@ -19,21 +19,23 @@ HELP = "the bot's store: apply PostgreSQL migrations, or show its status"
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="store_command", metavar="ACTION", required=True)
-    mig = sub.add_parser(
-        "migrate",
-        help="apply the PostgreSQL migrations the database lacks",
-        description="Apply the numbered PostgreSQL migrations the database lacks, each once, "
-        "in order (safe while other roombot processes start).",
-    )
-    mig.add_argument("-c", "--config", required=True, help="the TOML configuration file")
-    st = sub.add_parser(
-        "status",
-        help="where the store is, its schema, backlog, journal size and silences",
-        description="Where the store is, its schema version, the notices owed, the journal's "
-        "size and the silences kept. Reads only; creates nothing.",
-    )
-    st.add_argument("-c", "--config", required=True, help="the TOML configuration file")
-    st.add_argument("--json", action="store_true", help="one JSON object instead of text")
+    actions = {
+        "migrate": (
+            "apply the PostgreSQL migrations the database lacks",
+            "Apply the numbered PostgreSQL migrations the database lacks, each once, in order "
+            "(safe while other roombot processes start).",
+        ),
+        "status": (
+            "where the store is, its schema, backlog, journal size and silences",
+            "Where the store is, its schema version, the notices owed, the journal's size and "
+            "the silences kept. Reads only; creates nothing.",
+        ),
+    }
+    for name, (help_text, description) in actions.items():
+        p = sub.add_parser(name, help=help_text, description=description)
+        p.add_argument("-c", "--config", required=True, help="the TOML configuration file")
+        if name == "status":
+            p.add_argument("--json", action="store_true", help="one JSON object instead of text")
 
 
 def _fail(message: str, code: int) -> int:

@@ -24,6 +24,10 @@ from typing import Any, Protocol
 from roombot.private_files import create_dirs, private_sqlite
 
 
+class StoreUnavailable(ConnectionError):
+    """The PostgreSQL server could not be reached (the URL in the message has no password)."""
+
+
 class Engine(StrEnum):
     SQLITE = "sqlite"
     POSTGRESQL = "postgresql"
@@ -150,7 +154,13 @@ class PostgresDatabase:
     def _connect(self) -> Any:
         import psycopg  # only a PostgreSQL deployment needs the driver loaded
 
-        return psycopg.connect(self.url, autocommit=True, connect_timeout=self.connect_timeout)
+        try:
+            return psycopg.connect(self.url, autocommit=True, connect_timeout=self.connect_timeout)
+        except psycopg.OperationalError as e:
+            said = str(e).strip().splitlines()
+            raise StoreUnavailable(
+                f"cannot connect to {redact_url(self.url)}: {said[0] if said else type(e).__name__}"
+            ) from e
 
     @property
     def raw(self) -> Any:

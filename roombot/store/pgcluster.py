@@ -15,7 +15,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from urllib.parse import quote
 
@@ -55,6 +55,17 @@ class PgCluster:
         root = Path(tempfile.mkdtemp(prefix="roombot-pg-"))
         root.chmod(0o755)
         return cls(root)
+
+    @classmethod
+    @contextlib.contextmanager
+    def started(cls) -> Iterator[PgCluster]:
+        """A temporary cluster, started; stopped and removed when the block ends."""
+        cluster = cls.temporary()
+        try:
+            cluster.start()
+            yield cluster
+        finally:
+            cluster.cleanup()
 
     def _run(self, argv: Sequence[str]) -> subprocess.CompletedProcess[str]:
         cmd = list(argv)

@@ -99,3 +99,16 @@ def test_an_unreachable_store_is_a_check_finding_and_a_status_error(
     assert any("cannot connect" in line for line in lines)
     assert main(["store", "status", "-c", str(path)]) == 1
     assert "cannot reach the store" in capsys.readouterr().err
+
+
+def test_run_with_the_store_unreachable_says_so_without_the_password(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pgpass").write_text("pg-secret-7731\n")
+    url = f"postgresql://roombot@/r?host={tmp_path / 'no-server'}"
+    path = config_with(tmp_path, f'url = "{url}"\npassword_file = "pgpass"')
+    capsys.readouterr()
+    assert main(["run", "-c", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "cannot start: cannot connect to postgresql://roombot@/r?host=" in err
+    assert "password=***" in err and "pg-secret-7731" not in err
