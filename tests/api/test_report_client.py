@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import socket
-import sqlite3
 import sys
 import time
 from collections.abc import Callable
@@ -22,8 +21,10 @@ from roombot.env_names import API_TOKEN, RETIRED
 from roombot.outbox import Outbox
 from roombot.pipeline import Pipeline
 from roombot.report_client import Refused, ReportClient, Unreachable
+from roombot.store.db import connect
 from tests.api.conftest import OTHER, ROOM, TOKENS, failed_end, started
 from tests.api.test_api import wait_for
+from tests.engines import Stores
 
 
 @pytest.fixture
@@ -97,15 +98,18 @@ async def test_cli_sends_a_one_shot_report_and_a_repeat_is_a_duplicate(
 
 
 async def test_cli_report_names_the_message_that_started_the_run(
-    url: str, pipeline: Pipeline, tmp_path: Path
+    url: str, pipeline: Pipeline, stores: Stores
 ) -> None:
     base = ("--url", url, "--turn", "run-8", "--room", ROOM, "--harness", "ironflow")
     base += ("--message", "the run failed")
     ids = ("--trigger", "$Rqnc-F-dvnEYJTyHq_iKxU2bZ1CI92", "--thread", "$root:example.org")
     code, answer, err = await roombot_report(*base, *ids)
     assert code == 0 and answer["accepted"] == 2, err
-    with sqlite3.connect(tmp_path / "journal.sqlite3") as db:
+    db = connect(stores("journal.sqlite3"))
+    try:
         rows = db.execute("SELECT body FROM journal WHERE kind = 'event' ORDER BY seq").fetchall()
+    finally:
+        db.close()
     first = json.loads(rows[0][0])
     assert first["type"] == "turn.started"
     assert (first["trigger"], first["thread"]) == (ids[1], ids[3])
