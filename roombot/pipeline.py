@@ -147,6 +147,30 @@ def _node_row(s: NodeState) -> tuple[str, str, str | None, str, float, int, floa
     return (s.node, s.source, rooms, info, s.last_seen, int(s.online), s.since)
 
 
+# Ids per statement: far below SQLite's 32766 parameters and PostgreSQL's 65535.
+_IDS_PER_INSERT = 400
+
+
+def _new_event_ids(
+    db: SqliteDatabase | PostgresDatabase, ids: Sequence[str | None], now: float
+) -> set[str]:
+    """Remember `ids` as seen; the ones not seen before (RETURNING gives only the rows
+    inserted: SQLite 3.35 and every supported PostgreSQL)."""
+    wanted = [i for i in ids if i is not None]
+    new: set[str] = set()
+    for at in range(0, len(wanted), _IDS_PER_INSERT):
+        chunk = wanted[at : at + _IDS_PER_INSERT]
+        values = ", ".join(["(?, ?)"] * len(chunk))
+        params = [p for i in chunk for p in (i, now)]
+        found = db.execute(
+            f"INSERT INTO seen (event_id, now) VALUES {values} "
+            "ON CONFLICT DO NOTHING RETURNING event_id",
+            params,
+        ).fetchall()
+        new.update(r[0] for r in found)
+    return new
+
+
 def _turn_of(event: Event) -> str | None:
     """The turn a journal row belongs to (harness.exited and node.offline belong to none)."""
     return None if isinstance(event, HarnessExited | NodeOffline) else event.turn
@@ -428,29 +452,32 @@ class Pipeline:
         db = self._db
         assert db is not None
         out: list[list[Ack]] = []
-        written = len(ticks)
+        rows: list[tuple[float, str | None, str]] = []
         with db.transaction():
-            for t in ticks:
-                db.execute("INSERT INTO journal (kind, now) VALUES ('tick', ?)", (t,))
+            db.executemany(
+                "INSERT INTO journal (kind, now) VALUES ('tick', ?)", [(t,) for t in ticks]
+            )
+            fresh = _new_event_ids(db, [ev.event_id for e in groups for ev in e], now)
             for events in groups:
                 acks = []
                 for ev in events:
                     duplicate = False
                     if ev.event_id is not None:
-                        cur = db.execute(
-                            "INSERT INTO seen (event_id, now) VALUES (?, ?) ON CONFLICT DO NOTHING",
-                            (ev.event_id, now),
-                        )
-                        duplicate = cur.rowcount == 0
+                        # New once: the same id twice in one commit is a duplicate too.
+                        duplicate = ev.event_id not in fresh
+                        fresh.discard(ev.event_id)
                     if not duplicate:
-                        written += 1
-                        db.execute(
-                            "INSERT INTO journal (kind, now, turn, body) VALUES ('event', ?, ?, ?)",
-                            (now, _turn_of(ev), json.dumps(event_to_json(ev), ensure_ascii=False)),
-                        )
+                        body = json.dumps(event_to_json(ev), ensure_ascii=False)
+                        rows.append((now, _turn_of(ev), body))
                     acks.append(Ack(ev.event_id, ev.turn, duplicate))
                 out.append(acks)
+            # One statement for the lot: PostgreSQL pipelines it (round trips, not rows,
+            # are what a commit costs there); the rows keep their order, so seq does too.
+            db.executemany(
+                "INSERT INTO journal (kind, now, turn, body) VALUES ('event', ?, ?, ?)", rows
+            )
             self._write_nodes(db, nodes)
+        written = len(ticks) + len(rows)
         self.journal_held += written
         return out
 

@@ -207,3 +207,22 @@ async def test_a_turn_failed_by_its_harness_exiting_reads_as_decided(stores: Sto
     assert status is not None and status.state == "decided" and status.notice == "post"
     await p.stop()
     outbox.close()
+
+
+async def test_an_id_twice_in_one_commit_and_ids_past_one_statement_are_told_apart(
+    stores: Stores,
+) -> None:
+    outbox = Outbox(stores("outbox.sqlite3"))
+    p = Pipeline(stores("j.sqlite3"), TurnMachine(RULES), outbox)
+    await p.start()
+    twice = await p.accept(
+        [parse_event(started("d1", event_id="same")), parse_event(started("d2", event_id="same"))]
+    )
+    assert [a.duplicate for a in twice] == [False, True]
+    many = [parse_event(started(f"m{i}", event_id=f"m{i}")) for i in range(950)]  # 3 statements
+    first = await p.accept(many)
+    again = await p.accept(many[::-1])
+    assert not any(a.duplicate for a in first) and all(a.duplicate for a in again)
+    assert await p.journal_size() == 1 + 950 == p.journal_held
+    await p.stop()
+    outbox.close()
