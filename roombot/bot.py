@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -21,7 +22,7 @@ from prometheus_client.core import Metric
 
 from roombot.api.server import serve_api
 from roombot.config import Config
-from roombot.matrix import MatrixShell
+from roombot.matrix import MatrixShell, StartupError
 from roombot.metrics import (
     DELIVERY_BUCKETS,
     Scraped,
@@ -39,6 +40,8 @@ from roombot.redact import Redactor
 from roombot.room import RoomStage
 from roombot.room_reader import RoomReader
 from roombot.silence_store import SilenceStore
+from roombot.store.db import PostgresDatabase
+from roombot.store.lease import Lease, LeaseLost
 from roombot.store.migrations import prepare
 from roombot.turns import TurnMachine
 
@@ -52,6 +55,14 @@ class Bot:
         private_dir(config.state_dir)  # 0700 before anything is written in it
         prepare(config.outbox_at)  # PostgreSQL: the schema this roombot needs (docs/scaling.md)
         self.outbox = Outbox(config.outbox_at)
+        # A shared store has one deliverer: the holder of its lease (roombot.store.lease).
+        self.lease: Lease | None = None
+        if config.store is not None:
+            holder = f"{socket.gethostname()} {config.state_dir}"
+            ttl = config.store.failover_after
+            self.lease = Lease(PostgresDatabase(config.store.dsn()), holder, ttl)
+        self._lease_lost: LeaseLost | None = None
+        self._lease_task: asyncio.Task[None] | None = None
         self.shell = MatrixShell(config, self.outbox)
         # One registry per bot (not the library's global one): bots in one process count apart.
         self.registry = bot_registry()
@@ -69,6 +80,7 @@ class Bot:
             poll_interval=config.outbox.poll_interval,
             keep_settled=config.outbox.keep_days * 86400,
             on_sent=self.delivery_seconds.observe,
+            may_send=None if self.lease is None else self.lease.valid,
         )
         self._rooms_owed: set[str] = set()  # rooms /metrics has seen notices owed in
         Scraped(self._families, self.registry)
@@ -191,8 +203,46 @@ class Bot:
         engine = gauge("roombot_store_info", "The store's engine (1)", labels=("engine",))
         engine.add_metric([str(self.outbox.engine)], 1)
         yield engine
+        if self.lease is not None:
+            yield gauge(
+                "roombot_store_lease_valid",
+                "1 while this process certainly holds the store's lease (it may send)",
+                float(self.lease.valid()),
+            )
         yield from redactor_families(self.redactor)
         yield from node_families(self.pipeline.node_states(), time.time())
+
+    async def _renew_lease(self) -> None:
+        """Every third of the lease's life; a failure (the store is down) is retried, and
+        the courier holds its sends once the lease is no longer certainly ours."""
+        assert self.lease is not None
+        loop = asyncio.get_running_loop()
+        failing = False
+        while True:
+            await asyncio.sleep(self.lease.ttl / 3)
+            try:
+                await loop.run_in_executor(None, self.lease.renew)
+            except LeaseLost as e:
+                log.critical("stopping: %s", e)
+                self._lease_lost = e
+                self.stop()
+                return
+            except Exception:
+                if not failing:
+                    log.exception("the store's lease could not be renewed; retrying")
+                failing = True
+                continue
+            if failing:
+                log.info("the store's lease is renewed again")
+            failing = False
+
+    async def _release_lease(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self.lease is None:
+            return
+        with contextlib.suppress(Exception):  # a store that is down: the lease just expires
+            if self._lease_lost is None:
+                await loop.run_in_executor(None, self.lease.release)
+        self.lease.db.close()
 
     async def _tick_desk(self) -> None:
         """Node requests past their timeout are answered in their room."""
@@ -218,6 +268,14 @@ class Bot:
         if handle_signals:
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(sig, self.stop)
+        if self.lease is not None:
+            held = await loop.run_in_executor(None, self.lease.acquire)
+            if held is not None:
+                raise StartupError(
+                    f"the store is held by another roombot ({held.holder}); run one roombot "
+                    "per store until failover comes (docs/scaling.md)"
+                )
+            self._lease_task = asyncio.create_task(self._renew_lease(), name="lease")
         m = self.config.metrics
         if m.port:
             app = make_observe_app(self.registry, self.health)
@@ -275,7 +333,13 @@ class Bot:
             await self.shell.close()
             self.silences.close()
             self.outbox.close()
+            if self._lease_task is not None:
+                self._lease_task.cancel()
+                await asyncio.gather(self._lease_task, return_exceptions=True)
+            await self._release_lease(loop)
             if handle_signals:
                 for sig in (signal.SIGTERM, signal.SIGINT):
                     loop.remove_signal_handler(sig)
             log.info("bot stopped")
+        if self._lease_lost is not None:
+            raise self._lease_lost

@@ -119,6 +119,8 @@ class StoreConfig:
 
     url: str  # postgresql://user@host:port/db, without its password
     password: Secret
+    # How long a delivering process's lease outlives its last renewal (roombot.store.lease).
+    failover_after: float = 15.0
 
     def dsn(self) -> str:
         """The URL to connect with: the password, when one is set, as a query parameter."""
@@ -371,6 +373,7 @@ _PG_URL = re.compile(r"^postgres(?:ql)?://[^\s]*$")
 def _store(t: _Table, base: Path, outbox: _Table, api: object) -> StoreConfig | None:
     url = t.text("url")
     password = t.secret("password", base, None)
+    failover_after = t.number("failover_after", 15.0, minimum=3.0)
     t.finish()
     if url is None:
         if password.env is not None or password.file is not None:
@@ -389,7 +392,7 @@ def _store(t: _Table, base: Path, outbox: _Table, api: object) -> StoreConfig | 
         raise ConfigError("outbox.path", "is unused when store.url is set: remove one of them")
     if isinstance(api, Mapping) and api.get("journal") is not None:
         raise ConfigError("api.journal", "is unused when store.url is set: remove one of them")
-    return StoreConfig(url=url, password=password)
+    return StoreConfig(url=url, password=password, failover_after=failover_after)
 
 
 def load_config(path: str | Path, *, problems: list[ConfigError] | None = None) -> Config:

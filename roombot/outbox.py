@@ -762,6 +762,7 @@ class Courier:
         keep_settled: float = 7 * 86400.0,
         rng: random.Random | None = None,
         on_sent: Callable[[float], None] | None = None,
+        may_send: Callable[[], bool] | None = None,
     ) -> None:
         self.outbox = outbox
         self.deliver = deliver
@@ -772,6 +773,8 @@ class Courier:
         self.keep_settled = keep_settled  # seconds sent/refused rows are kept
         # Told, for each notice sent, the seconds from its decision to the homeserver's answer.
         self.on_sent = on_sent
+        # Asked before each send (the store's lease, roombot.store.lease); None: always.
+        self.may_send = may_send
         self._last_prune = 0.0
         self.rng = rng or random.Random()
         self.stats = CourierStats()
@@ -864,6 +867,10 @@ class Courier:
             wait = notice.next_try - time.time()
             if wait > 0:
                 await self._sleep(wait)
+                continue
+            if self.may_send is not None and not self.may_send():
+                # The store's lease is not certainly ours (renewals failing): hold.
+                await self._sleep(min(self.poll_interval, 1.0))
                 continue
             try:
                 outcome = await self.deliver(notice)

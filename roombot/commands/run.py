@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     from roombot.matrix import StartupError
     from roombot.observe import setup_logging
     from roombot.store.db import StoreUnavailable
+    from roombot.store.lease import LeaseLost
 
     # One redactor for the logs and the events, so /metrics counts both.
     redactor = config.redact.build()
@@ -79,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     except (StartupError, StoreUnavailable) as e:
         log.critical("cannot start: %s", e)
+        return 1
+    except LeaseLost as e:
+        log.critical("stopped, so as not to deliver beside another roombot: %s", e)
         return 1
     except Exception:
         log.critical("stopped by an unexpected error", exc_info=True)

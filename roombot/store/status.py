@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from roombot.store.db import Database, Engine, PostgresDatabase, SqliteDatabase, Where, is_url
+from roombot.store.lease import DELIVER
 from roombot.store.migrations import applied, available
 
 
@@ -24,6 +25,8 @@ class StoreStatus:
     journal_rows: int | None = None
     silences: int | None = None
     missing: tuple[str, ...] = ()  # SQLite files not created yet
+    leader: str | None = None  # PostgreSQL: the holder of the deliver lease, while valid
+    lease_age: float | None = None  # seconds since that lease was last renewed
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -38,6 +41,12 @@ class StoreStatus:
             out.append(f"backlog: {self.notices.get('pending', 0)} notices owed")
             out.append(
                 "notices: " + ", ".join(f"{n} {state}" for state, n in sorted(self.notices.items()))
+            )
+        if self.schema_latest is not None:
+            out.append(
+                f"leader: {self.leader} (lease renewed {self.lease_age:.1f} s ago)"
+                if self.leader is not None and self.lease_age is not None
+                else "leader: none (no roombot delivers from this store now)"
             )
         if self.journal_rows is not None:
             out.append(f"journal: {self.journal_rows} rows")
@@ -67,13 +76,27 @@ def _notices(db: Database) -> dict[str, int]:
     return {"pending": 0, **{r[0]: int(r[1]) for r in rows}}
 
 
+def _leader(db: PostgresDatabase) -> tuple[str | None, float | None]:
+    if not _has(db, "leases"):
+        return None, None
+    row = db.execute(
+        "SELECT holder, EXTRACT(EPOCH FROM clock_timestamp()) - renewed_at FROM leases "
+        "WHERE name = ? AND expires_at > EXTRACT(EPOCH FROM clock_timestamp())",
+        (DELIVER,),
+    ).fetchone()
+    return (None, None) if row is None else (str(row[0]), float(row[1]))
+
+
 def read_status(outbox_at: str | Path, journal_at: str | Path) -> StoreStatus:
     """Raises what the driver raises when the store cannot be reached."""
     if is_url(outbox_at):
         pg = PostgresDatabase(str(outbox_at))
         try:
             done = applied(pg)
+            leader, age = _leader(pg)
             return StoreStatus(
+                leader=leader,
+                lease_age=age,
                 engine=Engine.POSTGRESQL,
                 outbox=str(Where.of(outbox_at)),
                 journal=str(Where.of(journal_at)),

@@ -144,6 +144,8 @@ async def test_metrics_of_a_running_bot_parse_and_hold_the_histograms(
     assert value(text, "roombot_outbox_parked") == 1
     assert value(text, "roombot_journal_rows") >= 3  # the batch's events, until pruned
     assert value(text, "roombot_store_info", engine=bot_store) == 1
+    if bot_store == "postgresql":  # SQLite has no lease (one state directory, one bot)
+        assert value(text, "roombot_store_lease_valid") == 1
     assert value(text, "process_resident_memory_bytes") > 0
     assert "python_gc_objects_collected" in families
     # One registry behind both ports: the API's /metrics has the bot's families too.

@@ -10,6 +10,8 @@ import pytest
 from roombot.cli import main
 from roombot.config import ConfigError, load_config
 from roombot.outbox import Action, Outbox
+from roombot.store.db import PostgresDatabase
+from roombot.store.lease import Lease
 from roombot.store.migrations import available
 from roombot.store.pgcluster import PgCluster
 from tests.check.helpers import TOKEN, check, keys, write_config
@@ -76,6 +78,11 @@ def test_migrate_then_status_on_postgresql(
     status = json.loads(capsys.readouterr().out)
     assert status["engine"] == "postgresql" and status["schema"] == available()[-1].version
     assert status["notices"] == {"pending": 1} and status["journal_rows"] == 0
+    assert status["leader"] is None  # no roombot runs on it
+    held = Lease(PostgresDatabase(url), "host-a /state", 30.0)
+    assert held.acquire() is None
+    assert main(["store", "status", "-c", str(path)]) == 0
+    assert "leader: host-a /state (lease renewed" in capsys.readouterr().out
 
 
 def test_status_of_a_bot_not_started_creates_nothing(
